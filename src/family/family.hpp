@@ -1,0 +1,182 @@
+// A kernel family: the declarative spec (search_spaces/<name>.json) loaded and validated.
+// Everything here is pure data + pure functions; no CUDA.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "space/expr.hpp"
+#include "space/space.hpp"
+#include "space/value.hpp"
+
+namespace kf {
+
+// Thrown for any problem with a spec, a shape or a config given by the user. The message is
+// one line: "<file>:<json pointer>: <problem>" for spec errors.
+struct SpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DimSpec {
+  std::string name;
+  bool is_enum = false;
+  std::vector<std::string> choices;  // for enums
+  int64_t min = 1;                   // for ints
+  int64_t max = INT64_MAX;
+  std::string doc;
+};
+
+struct NamedExpr {
+  std::string name;
+  Expr expr;
+};
+
+struct Constraint {
+  std::string text;
+  Expr expr;
+};
+
+enum class BufferRole { Input, Output };
+
+struct InitSpec {
+  double lo = -1.0;  // uniform in [lo, hi), times the gate case's input_scale
+  double hi = 1.0;
+};
+
+struct BufferSpec {
+  std::string name;
+  Expr dtype;  // evaluates to "f16" | "bf16" | "f32" | "i32"
+  Expr count;  // elements
+  BufferRole role = BufferRole::Input;
+  InitSpec init;
+};
+
+struct ArgSpec {
+  enum class Kind { Buffer, I32, I64, F32 };
+  Kind kind = Kind::Buffer;
+  std::string buffer;  // for Kind::Buffer
+  Expr value;          // otherwise
+};
+
+struct LaunchSpec {
+  std::array<Expr, 3> grid;
+  std::array<Expr, 3> block;
+  Expr smem;  // dynamic shared memory bytes
+};
+
+struct KernelSpec {
+  std::filesystem::path template_path;  // absolute, resolved against the spec's folder
+  std::string entry;                    // an extern "C" __global__ function
+  std::vector<ArgSpec> args;
+  LaunchSpec launch;
+};
+
+struct Tolerance {
+  double max_abs = 0;
+  double rel_l2 = 0;
+};
+
+// A gate case: the campaign shape with some dimensions overridden (odd sizes, ...), and an
+// input scale (large scores expose a softmax that skips its running max).
+struct GateCase {
+  std::string name;
+  Shape overrides;
+  double input_scale = 1.0;
+};
+
+struct DeviceLimits {
+  std::string name = "unknown";
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int64_t smem_per_block = 48 * 1024;  // without opt-in
+  int64_t smem_optin = 48 * 1024;      // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  int64_t smem_per_sm = 0;
+  int max_threads = 1024;
+  int regs_per_block = 65536;
+  int regs_per_sm = 65536;
+  int64_t l2_bytes = 0;
+  std::string driver;
+
+  int cc() const { return cc_major * 10 + cc_minor; }
+  std::string arch() const;  // "sm_90"
+  // Limits of a known architecture, for compiling and checking without a GPU ("sm_90", "sm_89", ...).
+  // Throws SpecError for an unknown one.
+  static DeviceLimits for_arch(const std::string& arch);
+  // Adds device.cc, device.sm_count, device.smem_optin, device.smem_per_block,
+  // device.max_threads, device.regs_per_block, device.l2_bytes.
+  void add_to(Scope& scope) const;
+};
+
+struct Family {
+  std::string name;
+  std::string description;
+  std::filesystem::path spec_path;
+  std::string spec_hash;  // of the spec file's bytes
+  std::vector<std::filesystem::path> include_dirs;
+  std::vector<std::string> compile_options;
+  Expr arch_suffix;  // optional: evaluates to "a" when a config needs sm_90a (wgmma)
+  std::vector<ParamSpec> params;
+  std::vector<Config> defaults;
+  std::vector<NamedExpr> derived;  // evaluated in order after params, dims and device
+  std::vector<Constraint> constraints;
+  std::vector<DimSpec> dims;
+  std::vector<std::string> specialize;  // dims baked into the source as #defines
+  std::map<std::string, std::vector<Shape>> suites;
+  std::vector<GateCase> gate;
+  std::vector<BufferSpec> buffers;
+  KernelSpec kernel;
+  KernelSpec reference;
+  std::map<std::string, Tolerance> tolerance;  // keyed by the shape's "dtype", or "default"
+  Expr flops;
+  Expr bytes;
+
+  const ParamSpec* param(const std::string& name) const;
+  const DimSpec* dim(const std::string& name) const;
+  const BufferSpec* buffer(const std::string& name) const;
+  Tolerance tolerance_for(const Shape& shape) const;
+};
+
+// Loads and validates a spec; throws SpecError naming file, JSON location and problem.
+Family load_family(const std::filesystem::path& spec_path);
+// All *.json specs directly in dir, sorted by name.
+std::vector<std::filesystem::path> find_family_specs(const std::filesystem::path& dir);
+// By name ("gemm") in dir, or by path if name ends in .json. Throws SpecError listing the known names.
+Family load_family_named(const std::string& name_or_path, const std::filesystem::path& dir);
+
+// "M=4096,N=4096,K=4096,dtype=f16" -> Shape; throws SpecError for unknown, missing or
+// out-of-range dimensions and bad enum values.
+Shape parse_shape(const Family& f, const std::string& text);
+Shape validate_shape(const Family& f, const Shape& s);
+// Throws SpecError for an unknown parameter or a value outside its domain; fills nothing in.
+Config validate_config(const Family& f, const Config& c);
+const std::vector<Shape>& suite_shapes(const Family& f, const std::string& suite);  // throws SpecError
+
+// params + dims + device.* + derived values, in that order.
+Scope make_scope(const Family& f, const Config& c, const Shape& s, const DeviceLimits& d);
+// Scope for the reference kernel: dims + device.* only.
+Scope make_reference_scope(const Family& f, const Shape& s, const DeviceLimits& d);
+// The first constraint the config violates for this shape and device (its text), or nullopt.
+// An expression that fails to evaluate counts as violated, with the error in the text.
+std::optional<std::string> violated_constraint(const Family& f, const Config& c, const Shape& s,
+                                               const DeviceLimits& d);
+// The family's space for one shape and device: constraints become the validity predicate.
+SearchSpace make_space(const Family& f, const Shape& s, const DeviceLimits& d);
+
+struct ResolvedLaunch {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  unsigned smem = 0;
+};
+ResolvedLaunch resolve_launch(const LaunchSpec& l, const Scope& scope);  // throws ExprError
+
+// The gate shapes for a campaign shape: the campaign shape itself (scale 1) followed by each
+// gate case applied to it. Cases whose shape is invalid are skipped; the caller drops those
+// whose constraints the config violates.
+std::vector<std::pair<GateCase, Shape>> gate_shapes(const Family& f, const Shape& campaign_shape);
+
+}  // namespace kf

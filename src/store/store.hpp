@@ -1,0 +1,141 @@
+// The results database (SQLite, WAL). Schema and its rationale: docs/schema.md.
+// Every write is its own committed transaction, so a killed process loses at most what
+// was in flight.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/protocol.hpp"
+#include "eval/status.hpp"
+#include "family/family.hpp"
+
+namespace kf {
+
+// One line, names the file: "results.db: not a kforge database (no kforge_meta table)".
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceKey {
+  std::string name;
+  int cc = 0;  // 90
+  int sm_count = 0;
+  std::string driver;
+};
+DeviceKey device_key(const DeviceLimits& d);
+
+struct CampaignRecord {
+  int64_t id = 0;
+  std::string family;
+  std::string strategy;
+  uint64_t seed = 0;
+  std::vector<Shape> shapes;
+  nlohmann::json budget;   // {"evals":N,"time_s":T,"plateau":P}
+  nlohmann::json options;  // everything needed to resume (arch, timing, ...)
+  std::string status;      // "running" | "done" | "stopped"
+  std::optional<DeviceKey> device;
+  std::string created_at, updated_at;
+};
+
+struct KernelRecord {
+  std::string variant_hash;
+  std::string arch;
+  bool ok = false;
+  int registers = 0, smem_static = 0, smem_dynamic = 0, stack_frame = 0;
+  int spill_stores = 0, spill_loads = 0;
+  double compile_ms = 0;
+  std::string log;
+};
+
+struct EvaluationRecord {
+  int64_t id = 0;
+  int64_t campaign_id = 0;  // 0: none (e.g. a replayed or imported result)
+  std::string family;
+  Config config;
+  Shape shape;
+  DeviceKey device;
+  Status status = Status::Ok;
+  std::string error;
+  double max_abs = 0, rel_l2 = 0;
+  std::optional<TimingStats> timing;
+  std::optional<KernelRecord> kernel;
+  double flops = 0, bytes = 0;  // from the family's cost expressions, for TFLOP/s and GB/s
+  std::string created_at;
+};
+
+struct BaselineRecord {
+  std::string family;
+  Shape shape;
+  DeviceKey device;
+  std::string backend;  // "torch.flash", "torch.cudnn", "cublas", ...
+  double median_us = 0;
+  nlohmann::json extra;
+  std::string created_at;
+};
+
+class Store {
+ public:
+  // Opens or creates the database (and applies migrations). Throws StoreError if the file is
+  // not a kforge database or is corrupt, with a one-line message naming the file.
+  explicit Store(const std::filesystem::path& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  const std::filesystem::path& path() const;
+
+  int64_t create_campaign(const CampaignRecord& c);
+  std::optional<CampaignRecord> campaign(int64_t id) const;
+  std::vector<CampaignRecord> campaigns() const;
+  void set_campaign_status(int64_t id, const std::string& status);
+  void set_campaign_device(int64_t id, const DeviceKey& d);
+
+  // Written (and committed) before a request is dispatched to a worker.
+  int64_t begin_attempt(int64_t campaign_id, const std::string& family, const Config& c,
+                        const Shape& s, const DeviceKey& d);
+  // Records the evaluation and closes the attempt, in one transaction.
+  int64_t finish_attempt(int64_t attempt_id, const EvaluationRecord& e);
+  // Records an evaluation that needs no attempt (invalid / compile_error before dispatch).
+  int64_t add_evaluation(const EvaluationRecord& e);
+  // Attempts of a campaign that never finished become evaluations with status interrupted;
+  // returns them (family, config, shape) so the campaign can retry each at most once.
+  std::vector<EvaluationRecord> close_interrupted(int64_t campaign_id);
+
+  std::vector<EvaluationRecord> evaluations(const std::string& family,
+                                            const std::optional<Shape>& shape = std::nullopt,
+                                            const std::optional<DeviceKey>& device = std::nullopt,
+                                            std::optional<int64_t> campaign_id = std::nullopt) const;
+  // Fastest ok evaluation per config, ascending by median; at most k.
+  std::vector<EvaluationRecord> top(const std::string& family, const Shape& shape,
+                                    const std::optional<DeviceKey>& device, size_t k) const;
+  std::optional<EvaluationRecord> best(const std::string& family, const Shape& shape,
+                                       const std::optional<DeviceKey>& device) const;
+  // Canonical config keys already evaluated (any final status except interrupted) for a
+  // family, shape and device: what a campaign must not re-run.
+  std::set<std::string> evaluated_config_keys(const std::string& family, const Shape& shape,
+                                              const DeviceKey& device) const;
+  // Number of interrupted evaluations per config key (to retry at most once).
+  std::map<std::string, int> interrupted_counts(const std::string& family, const Shape& shape,
+                                                const DeviceKey& device) const;
+  std::vector<Shape> shapes(const std::string& family) const;
+  std::vector<DeviceKey> devices() const;
+  // Status name -> count, for one campaign.
+  std::map<std::string, int> status_counts(int64_t campaign_id) const;
+
+  void add_baseline(const BaselineRecord& b);
+  std::vector<BaselineRecord> baselines(const std::string& family, const Shape& shape,
+                                        const std::optional<DeviceKey>& device) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kf

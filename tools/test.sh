@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds kforge and runs the whole test suite. GPU tests skip, with the reason, where there is
+# no CUDA device. Extra arguments go to ctest (e.g. -L gpu, -R Store).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${KFORGE_CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "$@"
