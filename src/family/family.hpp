@@ -41,7 +41,8 @@ struct Constraint {
   Expr expr;
 };
 
-enum class BufferRole { Input, Output };
+// Scratch buffers (split-KV partials, counters) are zero-filled once at allocation and not compared.
+enum class BufferRole { Input, Output, Scratch };
 
 struct InitSpec {
   double lo = -1.0;  // uniform in [lo, hi), times the gate case's input_scale
