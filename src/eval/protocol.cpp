@@ -1,0 +1,307 @@
+// JSON conversion for the worker protocol. Readers are strict about what they need (a missing
+// or mistyped required field is an error naming the field) and lenient about the rest
+// (optional fields take the struct's defaults, unknown fields are ignored), so the two sides
+// can grow independently.
+#include "eval/protocol.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <variant>
+
+namespace kf {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument(what); }
+
+void expect_object(const json& j, const char* what) {
+  if (!j.is_object()) fail(std::string("expected a JSON object for ") + what + ", got " + j.type_name());
+}
+
+// Converts one field value, or throws invalid_argument naming the field.
+template <class T>
+T convert(const json& v, const char* name) {
+  auto bad = [&](const char* want) {
+    fail(std::string("field '") + name + "': expected " + want + ", got " + v.type_name());
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) bad("boolean");
+    return v.get<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) bad("string");
+    return v.get<std::string>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // nlohmann writes NaN and Inf as null; read it back as NaN so a wrong_result whose
+    // error metric is not finite still round-trips.
+    if (v.is_null()) return std::numeric_limits<T>::quiet_NaN();
+    if (!v.is_number()) bad("number");
+    return v.get<T>();
+  } else {
+    static_assert(std::is_integral_v<T>);
+    if (!v.is_number_integer()) bad("integer");
+    if (v.is_number_unsigned()) {
+      auto u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) bad("integer in range");
+      return static_cast<T>(u);
+    }
+    auto i = v.get<int64_t>();
+    if constexpr (std::is_unsigned_v<T>) {
+      if (i < 0) bad("non-negative integer");
+      if (static_cast<uint64_t>(i) > std::numeric_limits<T>::max()) bad("integer in range");
+    } else {
+      if (i < std::numeric_limits<T>::min() || i > std::numeric_limits<T>::max())
+        bad("integer in range");
+    }
+    return static_cast<T>(i);
+  }
+}
+
+template <class T>
+T required(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) fail(std::string("missing field '") + name + "'");
+  return convert<T>(*it, name);
+}
+
+// Reads an optional field into out, keeping out's default when the field is absent.
+template <class T>
+void optional_into(const json& j, const char* name, T& out) {
+  auto it = j.find(name);
+  if (it != j.end()) out = convert<T>(*it, name);
+}
+
+// Each message type carries "type"; a reader accepts a missing one (nested items) but not a
+// different one, so a reply of the wrong kind is caught here too.
+void check_type(const json& j, const char* type) {
+  auto it = j.find("type");
+  if (it == j.end()) return;
+  if (!it->is_string() || it->get<std::string>() != type)
+    fail(std::string("field 'type': expected \"") + type + "\", got " + it->dump());
+}
+
+// Rethrows a nested reader's error with the location prefixed ("timing: field 'reps': ...").
+template <class F>
+auto nested(const std::string& where, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+}
+
+// Private stand-ins for to_json(Assignment) / assignment_from_json (space/value.hpp), which
+// are not on main yet; the encoding is the same: an object of ints, reals and strings.
+json assignment_json(const Assignment& a) {
+  json j = json::object();
+  for (const auto& kv : a) std::visit([&](const auto& x) { j[kv.first] = x; }, kv.second);
+  return j;
+}
+
+Assignment assignment_from(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) fail(std::string("missing field '") + name + "'");
+  if (!it->is_object())
+    fail(std::string("field '") + name + "': expected object, got " + it->type_name());
+  Assignment a;
+  for (const auto& [key, v] : it->items()) {
+    if (v.is_number_integer()) a[key] = convert<int64_t>(v, key.c_str());
+    else if (v.is_number()) a[key] = v.get<double>();
+    else if (v.is_string()) a[key] = v.get<std::string>();
+    else fail(std::string("field '") + name + "." + key + "': expected number or string, got " + v.type_name());
+  }
+  return a;
+}
+
+}  // namespace
+
+// --- TimingOptions ---------------------------------------------------------------------
+
+json to_json(const TimingOptions& t) {
+  return {{"warmup_ms", t.warmup_ms},         {"min_reps", t.min_reps},
+          {"max_reps", t.max_reps},           {"max_ms", t.max_ms},
+          {"target_rel_ci", t.target_rel_ci}, {"graph_ms", t.graph_ms},
+          {"cold_l2", t.cold_l2}};
+}
+
+TimingOptions timing_options_from_json(const json& j) {
+  expect_object(j, "timing options");
+  TimingOptions t;  // every field is optional
+  optional_into(j, "warmup_ms", t.warmup_ms);
+  optional_into(j, "min_reps", t.min_reps);
+  optional_into(j, "max_reps", t.max_reps);
+  optional_into(j, "max_ms", t.max_ms);
+  optional_into(j, "target_rel_ci", t.target_rel_ci);
+  optional_into(j, "graph_ms", t.graph_ms);
+  optional_into(j, "cold_l2", t.cold_l2);
+  return t;
+}
+
+// --- TimingStats -----------------------------------------------------------------------
+
+json to_json(const TimingStats& t) {
+  return {{"median_us", t.median_us}, {"p10_us", t.p10_us},
+          {"p90_us", t.p90_us},       {"ci_lo_us", t.ci_lo_us},
+          {"ci_hi_us", t.ci_hi_us},   {"reps", t.reps},
+          {"launches_per_rep", t.launches_per_rep}, {"plain_median_us", t.plain_median_us}};
+}
+
+TimingStats timing_stats_from_json(const json& j) {
+  expect_object(j, "timing stats");
+  TimingStats t;
+  t.median_us = required<double>(j, "median_us");  // the number everything else is about
+  optional_into(j, "p10_us", t.p10_us);
+  optional_into(j, "p90_us", t.p90_us);
+  optional_into(j, "ci_lo_us", t.ci_lo_us);
+  optional_into(j, "ci_hi_us", t.ci_hi_us);
+  optional_into(j, "reps", t.reps);
+  optional_into(j, "launches_per_rep", t.launches_per_rep);
+  optional_into(j, "plain_median_us", t.plain_median_us);
+  return t;
+}
+
+// --- EvalRequest -----------------------------------------------------------------------
+
+json to_json(const EvalRequest& r) {
+  return {{"type", "evaluate"},
+          {"id", r.id},
+          {"spec_path", r.spec_path},
+          {"config", assignment_json(r.config)},
+          {"shape", assignment_json(r.shape)},
+          {"cubin_path", r.cubin_path},
+          {"ref_cubin_path", r.ref_cubin_path},
+          {"seed", r.seed},
+          {"time", r.time},
+          {"timing", to_json(r.timing)}};
+}
+
+EvalRequest eval_request_from_json(const json& j) {
+  expect_object(j, "evaluate request");
+  check_type(j, "evaluate");
+  EvalRequest r;
+  r.id = required<int64_t>(j, "id");
+  r.spec_path = required<std::string>(j, "spec_path");
+  r.config = assignment_from(j, "config");
+  r.shape = assignment_from(j, "shape");
+  r.cubin_path = required<std::string>(j, "cubin_path");
+  r.ref_cubin_path = required<std::string>(j, "ref_cubin_path");
+  optional_into(j, "seed", r.seed);
+  optional_into(j, "time", r.time);
+  if (auto it = j.find("timing"); it != j.end() && !it->is_null())
+    r.timing = nested("timing", [&] { return timing_options_from_json(*it); });
+  return r;
+}
+
+// --- EvalResult ------------------------------------------------------------------------
+
+json to_json(const EvalResult& r) {
+  json j = {{"type", "result"},
+            {"id", r.id},
+            {"status", to_string(r.status)},
+            {"error", r.error},
+            {"max_abs", r.max_abs},
+            {"rel_l2", r.rel_l2},
+            {"gate_shapes", r.gate_shapes}};
+  j["timing"] = r.timing ? to_json(*r.timing) : json(nullptr);
+  return j;
+}
+
+EvalResult eval_result_from_json(const json& j) {
+  expect_object(j, "result");
+  check_type(j, "result");
+  EvalResult r;
+  r.id = required<int64_t>(j, "id");
+  auto status = required<std::string>(j, "status");
+  r.status = nested("field 'status'", [&] { return status_from_string(status); });
+  optional_into(j, "error", r.error);
+  optional_into(j, "max_abs", r.max_abs);
+  optional_into(j, "rel_l2", r.rel_l2);
+  optional_into(j, "gate_shapes", r.gate_shapes);
+  if (auto it = j.find("timing"); it != j.end() && !it->is_null())
+    r.timing = nested("timing", [&] { return timing_stats_from_json(*it); });
+  return r;
+}
+
+// --- DeviceLimits ----------------------------------------------------------------------
+
+json to_json(const DeviceLimits& d) {
+  return {{"name", d.name},
+          {"cc_major", d.cc_major},
+          {"cc_minor", d.cc_minor},
+          {"sm_count", d.sm_count},
+          {"smem_per_block", d.smem_per_block},
+          {"smem_optin", d.smem_optin},
+          {"smem_per_sm", d.smem_per_sm},
+          {"max_threads", d.max_threads},
+          {"regs_per_block", d.regs_per_block},
+          {"regs_per_sm", d.regs_per_sm},
+          {"l2_bytes", d.l2_bytes},
+          {"driver", d.driver}};
+}
+
+DeviceLimits device_limits_from_json(const json& j) {
+  expect_object(j, "device");
+  DeviceLimits d;
+  // Results are keyed by the device's identity, so that part must be present.
+  d.name = required<std::string>(j, "name");
+  d.cc_major = required<int>(j, "cc_major");
+  d.cc_minor = required<int>(j, "cc_minor");
+  d.sm_count = required<int>(j, "sm_count");
+  optional_into(j, "smem_per_block", d.smem_per_block);
+  optional_into(j, "smem_optin", d.smem_optin);
+  optional_into(j, "smem_per_sm", d.smem_per_sm);
+  optional_into(j, "max_threads", d.max_threads);
+  optional_into(j, "regs_per_block", d.regs_per_block);
+  optional_into(j, "regs_per_sm", d.regs_per_sm);
+  optional_into(j, "l2_bytes", d.l2_bytes);
+  optional_into(j, "driver", d.driver);
+  return d;
+}
+
+// --- TimeMany --------------------------------------------------------------------------
+
+json to_json(const TimeManyRequest& r) {
+  json items = json::array();
+  for (const auto& item : r.items) items.push_back(to_json(item));
+  return {{"type", "time_many"}, {"id", r.id}, {"items", std::move(items)}, {"rounds", r.rounds}};
+}
+
+TimeManyRequest time_many_request_from_json(const json& j) {
+  expect_object(j, "time_many request");
+  check_type(j, "time_many");
+  TimeManyRequest r;
+  r.id = required<int64_t>(j, "id");
+  auto it = j.find("items");
+  if (it == j.end()) fail("missing field 'items'");
+  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
+  for (size_t i = 0; i < it->size(); ++i)
+    r.items.push_back(nested("items[" + std::to_string(i) + "]",
+                             [&] { return eval_request_from_json((*it)[i]); }));
+  optional_into(j, "rounds", r.rounds);
+  return r;
+}
+
+json to_json(const TimeManyResult& r) {
+  json items = json::array();
+  for (const auto& item : r.items) items.push_back(to_json(item));
+  return {{"type", "times"}, {"id", r.id}, {"items", std::move(items)}};
+}
+
+TimeManyResult time_many_result_from_json(const json& j) {
+  expect_object(j, "times result");
+  check_type(j, "times");
+  TimeManyResult r;
+  r.id = required<int64_t>(j, "id");
+  auto it = j.find("items");
+  if (it == j.end()) fail("missing field 'items'");
+  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
+  for (size_t i = 0; i < it->size(); ++i)
+    r.items.push_back(nested("items[" + std::to_string(i) + "]",
+                             [&] { return eval_result_from_json((*it)[i]); }));
+  return r;
+}
+
+}  // namespace kf
