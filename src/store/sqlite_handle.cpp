@@ -71,7 +71,7 @@ void Db::busy_timeout(int ms) { sqlite3_busy_timeout(db_, ms); }
 
 Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
   int rc = sqlite3_prepare_v2(db.raw(), sql.data(), checked_size(sql), &stmt_, nullptr);
-  if (rc != SQLITE_OK) db_.fail(rc, "preparing statement");
+  if (rc != SQLITE_OK) db_.fail(rc, "");
 }
 
 Stmt::~Stmt() { sqlite3_finalize(stmt_); }
