@@ -34,11 +34,10 @@ std::string seconds_text(double s) {
 }
 
 // A short, single-line rendering of what the worker sent, for an error message.
-std::string excerpt(const std::string& text) {
-  constexpr size_t kMax = 80;
+std::string excerpt(const std::string& text, size_t max = 80) {
   std::string out;
-  for (char c : text.substr(0, kMax)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (text.size() > kMax) out += "...";
+  for (char c : text.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (text.size() > max) out += "...";
   return out;
 }
 
@@ -143,7 +142,7 @@ std::string WorkerClient::Impl::death() {
   proc->kill_group();  // anything it left behind
   std::string last = proc->last_stderr_line();
   proc.reset();
-  if (!last.empty()) why += "; stderr: " + excerpt(last);
+  if (!last.empty()) why += "; stderr: " + excerpt(last, 200);
   return why;
 }
 
