@@ -10,6 +10,7 @@
 //   KF_MMA_MMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
+//   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale.
 // Launch: grid (ceil(S / BLOCK_M), H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
@@ -48,6 +49,20 @@ constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
 constexpr int RPW = BM / NW;  // query rows per warp
 constexpr bool CAUSAL = KF_CAUSAL != 0;
+#if defined(KF_KV_WAIT_SPLIT)
+constexpr bool SPLIT_WAIT = true;
+#else
+constexpr bool SPLIT_WAIT = false;
+#endif
+
+// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
+// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
+__device__ __forceinline__ void wait_v() {
+  if constexpr (SPLIT_WAIT) {
+    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
+    __syncthreads();
+  }
+}
 
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(BM % NW == 0, "WARPS must divide BLOCK_M");
@@ -217,6 +232,7 @@ struct Path {
     }
 
     // O += P V
+    wait_v();
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
       unsigned a[MT][4];
@@ -370,6 +386,7 @@ struct Path {
       for (int c = lane; c < HD; c += 32) sO[rl * OLD + c] *= alpha;
     }
     __syncwarp();
+    wait_v();
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
@@ -474,6 +491,7 @@ struct Path {
       l[r] = l[r] * alpha + warp_sum(rs);
 #pragma unroll
       for (int e = 0; e < DPL; ++e) o[r][e] *= alpha;
+      if (r == 0) wait_v();  // uniform across the CTA: every warp has RPW rows
 #pragma unroll
       for (int i = 0; i < BN / 32; ++i) {
 #pragma unroll 4
@@ -533,17 +551,18 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   load_tile<BM>(sQ, Qh, m0, S, tid);
   kf::cp_async_commit();
+  // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
+  // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
   if constexpr (STAGES > 1) {
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-      if (st < ntiles) {
-        load_tile<BN>(sK + st * KV_ELEMS, Kh, st * BN, S, tid);
-        load_tile<BN>(sV + st * KV_ELEMS, Vh, st * BN, S, tid);
-      }
+      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, st * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, st * BN, S, tid);
       kf::cp_async_commit();
     }
   }
-  kf::cp_async_wait<STAGES - 1>();
+  kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
   __syncthreads();
   path.q_to_regs(sQ);
 
@@ -552,26 +571,24 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   if (CAUSAL) first_mask = min(first_mask, m0 / BN);
 
   for (int j = 0; j < ntiles; ++j) {
-    int slot;
+    const int slot = STAGES == 1 ? 0 : j % STAGES;
     if constexpr (STAGES == 1) {
       if (j > 0) __syncthreads();
       load_tile<BN>(sK, Kh, j * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
       load_tile<BN>(sV, Vh, j * BN, S, tid);
       kf::cp_async_commit();
-      kf::cp_async_wait<0>();
+      kf::cp_async_wait<SPLIT_WAIT ? 1 : 0>();
       __syncthreads();
-      slot = 0;
     } else {
-      kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+      // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
+      kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
       __syncthreads();
       const int jn = j + STAGES - 1;
-      if (jn < ntiles) {
-        const int sn = jn % STAGES;
-        load_tile<BN>(sK + sn * KV_ELEMS, Kh, jn * BN, S, tid);
-        load_tile<BN>(sV + sn * KV_ELEMS, Vh, jn * BN, S, tid);
-      }
+      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, jn * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, jn * BN, S, tid);
       kf::cp_async_commit();
-      slot = j % STAGES;
     }
     const elem_t* tK = sK + slot * KV_ELEMS;
     const elem_t* tV = sV + slot * KV_ELEMS;

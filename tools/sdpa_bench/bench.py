@@ -76,6 +76,14 @@ def ceilings(out):
         t = kb.time_graph(lambda: torch.mm(a, b, out=c), target_us=30000, reps=15, max_launches=20)
         res["gemm_" + dt] = {"flops": 2 * 8192 ** 3, "median_us": t["median_us"],
                              "TFLOPs": 2 * 8192 ** 3 / t["median_us"] / 1e6}
+    # floor of one launch in a graph: an empty kernel
+    cubin, log = kb.Nvrtc().compile('extern "C" __global__ void null_kernel() {}', "null.cu",
+                                    "sm_%d%d" % torch.cuda.get_device_capability(), [])
+    k = kb.Driver().load(cubin, "null_kernel")
+    fn = k.launcher([132, 1, 1], [128, 1, 1], 0, [])
+    t = kb.time_graph(lambda: fn(torch.cuda.current_stream().cuda_stream), target_us=2000, reps=25)
+    res["null_kernel"] = {"median_us": t["median_us"]}
+    print(f"CEILINGS empty kernel in a graph: {t['median_us']:.2f} us per launch", flush=True)
     out["ceilings"] = res
     print(f"CEILINGS copy {res['copy']['TBps']:.2f} TB/s (read+write) | bf16 GEMM 8192^3 "
           f"{res['gemm_bf16']['TFLOPs']:.0f} TFLOP/s | f16 GEMM {res['gemm_f16']['TFLOPs']:.0f} TFLOP/s", flush=True)
@@ -346,6 +354,7 @@ def main():
     ap.add_argument("--defaults", action="store_true", help="the spec's default configs")
     ap.add_argument("--baselines", action="store_true", help="also time torch flash/efficient/cudnn")
     ap.add_argument("--ceilings", action="store_true", help="measure copy bandwidth and bf16 GEMM")
+    ap.add_argument("--filter", action="append", default=[], help="keep shapes with NAME=value")
     ap.add_argument("--skip-gate", action="store_true")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true", help="no GPU: compile with nvcc for --arch")
@@ -358,6 +367,9 @@ def main():
 
     fam = kb.Family(args.spec)
     shapes = [dict(s) for n in args.suite for s in fam.suite(n)] + [parse_shape(s) for s in args.shape]
+    for f in args.filter:
+        k, v = f.split("=")
+        shapes = [s for s in shapes if str(s[k]) == v]
     configs = []
     if args.defaults:
         configs += [dict(c) for c in fam.spec.get("defaults", [])]
