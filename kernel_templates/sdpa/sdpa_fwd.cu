@@ -10,9 +10,18 @@
 //   KF_MMA_MMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
+//   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
+//   KF_WARPS_N  (mma path) warps that split each tile's keys; their (m, l, O) merge through smem
+//   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
+//   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
+//                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
+//                 reset to 0 by it) merges them and writes O. One launch.
+//   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
-// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale.
-// Launch: grid (ceil(S / BLOCK_M), H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
+//   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
+//   unused when KV_SPLITS == 1.
+// Launch: grid (ceil(S / BLOCK_M) * KV_SPLITS, H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
 #include "common/dtype.cuh"
 #include "common/cp_async.cuh"
 #include "common/mma_sm80.cuh"
@@ -38,6 +47,13 @@ typedef kf::dtype_traits<elem_t> TR;
 #ifndef KF_MIN_BLOCKS
 #define KF_MIN_BLOCKS 1
 #endif
+#ifndef KF_KV_SPLITS
+#define KF_KV_SPLITS 1
+#endif
+#ifndef KF_LAZY_RESCALE
+#define KF_LAZY_RESCALE 0
+#endif
+constexpr int KS = KF_KV_SPLITS;
 
 constexpr int HD = KF_D;
 constexpr int BM = KF_BLOCK_M;
@@ -46,11 +62,30 @@ constexpr int NW = KF_WARPS;
 constexpr int NT = 32 * NW;
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
-constexpr int RPW = BM / NW;  // query rows per warp
+#ifndef KF_WARPS_N
+#define KF_WARPS_N 1
+#endif
+constexpr int WN = KF_WARPS_N;  // warps splitting each K/V tile's keys (combined at the end)
+constexpr int WM = NW / WN;     // warps along the query rows
+constexpr int RPW = BM / WM;    // query rows per warp
 constexpr bool CAUSAL = KF_CAUSAL != 0;
+#if defined(KF_KV_WAIT_SPLIT)
+constexpr bool SPLIT_WAIT = true;
+#else
+constexpr bool SPLIT_WAIT = false;
+#endif
+
+// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
+// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
+__device__ __forceinline__ void wait_v() {
+  if constexpr (SPLIT_WAIT) {
+    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
+    __syncthreads();
+  }
+}
 
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
-static_assert(BM % NW == 0, "WARPS must divide BLOCK_M");
+static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
 static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
@@ -96,7 +131,9 @@ constexpr int KV_ELEMS = BN * ROWE;
 #if defined(KF_MMA_MMA)
 constexpr int MT = RPW / 16;  // 16-row m-tiles per warp
 static_assert(RPW % 16 == 0, "mma path: rows per warp must be a multiple of 16");
-constexpr int NTN = BN / 8;   // 8-column score tiles
+constexpr int BNW = BN / WN;  // keys of each tile handled by one warp
+static_assert(BNW % 16 == 0, "BLOCK_N / WARPS_N must be a multiple of 16");
+constexpr int NTN = BNW / 8;  // 8-column score tiles
 constexpr int NTD = HD / 8;   // 8-column output tiles
 #if defined(KF_Q_IN_REGS)
 constexpr bool Q_REGS = true;
@@ -108,10 +145,11 @@ struct Path {
   float o[MT][NTD][4];
   kf::OnlineRow row[MT][2];
   unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
-  int warp, lane;
+  int warp, lane, wn;  // warp = row group (0..WM-1), wn = key group (0..WN-1)
 
   __device__ __forceinline__ void init(int w, int l) {
-    warp = w;
+    warp = w % WM;
+    wn = w / WM;
     lane = l;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -140,6 +178,11 @@ struct Path {
   template <bool MASK>
   __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
                                        float sl2) {
+    if constexpr (WN > 1) {
+      sK += wn * BNW * ROWE;
+      sV += wn * BNW * ROWE;
+      n0 += wn * BNW;
+    }
     float s[MT][NTN][4];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -160,7 +203,7 @@ struct Path {
         }
       }
 #pragma unroll
-      for (int np = 0; np < BN / 16; ++np) {
+      for (int np = 0; np < BNW / 16; ++np) {
         unsigned b0, b1, b2, b3;
         kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
 #pragma unroll
@@ -190,6 +233,7 @@ struct Path {
     // online softmax, P kept in the score registers
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
+      float al[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = KF_NEG_INF;
@@ -208,17 +252,24 @@ struct Path {
           rs += p0 + p1;
         }
         row[mt][r].l = row[mt][r].l * alpha + rs;
+        al[r] = alpha;
+      }
+      // alpha == 1 exactly when the row max did not move; a warp-uniform vote skips the pass
+      if (!KF_LAZY_RESCALE || __any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {
 #pragma unroll
-        for (int d = 0; d < NTD; ++d) {
-          o[mt][d][2 * r] *= alpha;
-          o[mt][d][2 * r + 1] *= alpha;
-        }
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            o[mt][d][2 * r] *= al[r];
+            o[mt][d][2 * r + 1] *= al[r];
+          }
       }
     }
 
     // O += P V
+    wait_v();
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
+    for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[MT][4];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
@@ -242,7 +293,128 @@ struct Path {
   }
 
   // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
+  // WARPS_N > 1: key groups 1.. park (m, l, O) in smem (over the K/V ring, idle by now);
+  // group 0 merges them: O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m).
+  __device__ __forceinline__ void combine(float* cbuf) {
+    if constexpr (WN > 1) {
+      const int g = lane >> 2, t = lane & 3;
+      constexpr int CLD = HD + 4;
+      __syncthreads();  // every warp is done reading the K/V ring
+      if (wn > 0) {
+        float* c = cbuf + (size_t)(wn - 1) * BM * CLD;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              c[rl * CLD + d * 8 + 2 * t] = o[mt][d][2 * r];
+              c[rl * CLD + d * 8 + 2 * t + 1] = o[mt][d][2 * r + 1];
+            }
+            const float l = kf::quad_sum(row[mt][r].l);
+            if (t == 0) {
+              c[rl * CLD + HD] = row[mt][r].m;
+              c[rl * CLD + HD + 1] = l;
+            }
+          }
+      }
+      __syncthreads();
+      if (wn == 0) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+            const float l0 = kf::quad_sum(row[mt][r].l);
+            float mtot = row[mt][r].m;
+#pragma unroll
+            for (int w = 1; w < WN; ++w) mtot = fmaxf(mtot, cbuf[((w - 1) * BM + rl) * CLD + HD]);
+            const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+            const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+            float l = l0 * f0;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              o[mt][d][2 * r] *= f0;
+              o[mt][d][2 * r + 1] *= f0;
+            }
+#pragma unroll
+            for (int w = 1; w < WN; ++w) {
+              const float* c = cbuf + ((size_t)(w - 1) * BM + rl) * CLD;
+              const float f = kf::fast_exp2(c[HD] - muse);
+              l += c[HD + 1] * f;
+#pragma unroll
+              for (int d = 0; d < NTD; ++d) {
+                o[mt][d][2 * r] += c[d * 8 + 2 * t] * f;
+                o[mt][d][2 * r + 1] += c[d * 8 + 2 * t + 1] * f;
+              }
+            }
+            row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+          }
+      }
+    }
+  }
+
+  // Split-KV (WARPS_N == 1). Scratch layout per CTA slot, in fragment order so every access is one
+  // coalesced float2 per lane: O part [warp][mt][d][r][lane] (float2), (m, l) [warp][mt][r][lane] (float2).
+  __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
+    float2* o2 = reinterpret_cast<float2*>(op);
+    float2* m2 = reinterpret_cast<float2*>(ml);
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        __stcg(m2 + ((warp * MT + mt) * 2 + r) * 32 + lane, make_float2(row[mt][r].m, l));
+#pragma unroll
+        for (int d = 0; d < NTD; ++d)
+          __stcg(o2 + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
+      }
+  }
+  // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
+  __device__ __forceinline__ void merge_partials(const float* __restrict__ op, const float* __restrict__ ml, int self) {
+    const float2* o2 = reinterpret_cast<const float2*>(op);
+    const float2* m2 = reinterpret_cast<const float2*>(ml);
+    const int t = lane & 3;
+    constexpr int SLOT_O = BM * HD / 2, SLOT_ML = BM * 4;  // float2 per slot
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        float2 oml[KS];
+        float mtot = row[mt][r].m;
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : __ldcg(m2 + sp * SLOT_ML + mi);
+          mtot = fmaxf(mtot, oml[sp].x);
+        }
+        const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+        const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+        float l = kf::quad_sum(row[mt][r].l) * f0;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          o[mt][d][2 * r] *= f0;
+          o[mt][d][2 * r + 1] *= f0;
+        }
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          if (sp == self) continue;
+          const float f = kf::fast_exp2(oml[sp].x - muse);
+          l += oml[sp].y * f;
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            const float2 v = __ldcg(o2 + sp * SLOT_O + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane);
+            o[mt][d][2 * r] = fmaf(v.x, f, o[mt][d][2 * r]);
+            o[mt][d][2 * r + 1] = fmaf(v.y, f, o[mt][d][2 * r + 1]);
+          }
+        }
+        row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+      }
+  }
+
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    if (WN > 1 && wn > 0) return;
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -370,6 +542,7 @@ struct Path {
       for (int c = lane; c < HD; c += 32) sO[rl * OLD + c] *= alpha;
     }
     __syncwarp();
+    wait_v();
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
@@ -474,6 +647,7 @@ struct Path {
       l[r] = l[r] * alpha + warp_sum(rs);
 #pragma unroll
       for (int e = 0; e < DPL; ++e) o[r][e] *= alpha;
+      if (r == 0) wait_v();  // uniform across the CTA: every warp has RPW rows
 #pragma unroll
       for (int i = 0; i < BN / 32; ++i) {
 #pragma unroll 4
@@ -502,17 +676,26 @@ struct Path {
 #endif
 
 // ---------------------------------------------------------------------------------------------
+#if !defined(KF_MMA_MMA)
+static_assert(KS == 1, "KV_SPLITS > 1 needs the mma path");
+#endif
+static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
+static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");
+
 extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
-             elem_t* __restrict__ O, int B, int H, int S, float scale) {
+             elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
+             float* __restrict__ MLpart, int* __restrict__ Cnt) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw);
   elem_t* sK = sQ + Q_ELEMS;
   elem_t* sV = sK + STAGES * KV_ELEMS;
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  // causal: heavy (late) query blocks first
-  const int mblk = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+  // the KV_SPLITS CTAs of one query block are adjacent in x; causal: heavy (late) query blocks first
+  const int nblk = (int)gridDim.x / KS;
+  const int bx = (int)blockIdx.x / KS, split = KS == 1 ? 0 : (int)blockIdx.x % KS;
+  const int mblk = CAUSAL ? nblk - 1 - bx : bx;
   const int h = blockIdx.y, b = blockIdx.z;
   const int m0 = mblk * BM;
   const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
@@ -522,7 +705,11 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   elem_t* Oh = O + head;
 
   const int n_end = CAUSAL ? min(S, m0 + BM) : S;
-  const int ntiles = (n_end + BN - 1) / BN;
+  const int ntiles_all = (n_end + BN - 1) / BN;
+  // this CTA's key tiles [t0, t0 + ntiles); a split may get none (it still reports m = -inf, l = 0)
+  const int per = (ntiles_all + KS - 1) / KS;
+  const int t0 = min(split * per, ntiles_all);
+  const int ntiles = min(t0 + per, ntiles_all) - t0;
   const float sl2 = scale * KF_LOG2E;
 
   Path path;
@@ -533,17 +720,18 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   load_tile<BM>(sQ, Qh, m0, S, tid);
   kf::cp_async_commit();
+  // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
+  // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
   if constexpr (STAGES > 1) {
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-      if (st < ntiles) {
-        load_tile<BN>(sK + st * KV_ELEMS, Kh, st * BN, S, tid);
-        load_tile<BN>(sV + st * KV_ELEMS, Vh, st * BN, S, tid);
-      }
+      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, (t0 + st) * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, (t0 + st) * BN, S, tid);
       kf::cp_async_commit();
     }
   }
-  kf::cp_async_wait<STAGES - 1>();
+  kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
   __syncthreads();
   path.q_to_regs(sQ);
 
@@ -551,27 +739,26 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   int first_mask = S / BN;
   if (CAUSAL) first_mask = min(first_mask, m0 / BN);
 
-  for (int j = 0; j < ntiles; ++j) {
-    int slot;
+  for (int jj = 0; jj < ntiles; ++jj) {
+    const int j = t0 + jj;  // absolute key tile
+    const int slot = STAGES == 1 ? 0 : jj % STAGES;
     if constexpr (STAGES == 1) {
-      if (j > 0) __syncthreads();
+      if (jj > 0) __syncthreads();
       load_tile<BN>(sK, Kh, j * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
       load_tile<BN>(sV, Vh, j * BN, S, tid);
       kf::cp_async_commit();
-      kf::cp_async_wait<0>();
+      kf::cp_async_wait<SPLIT_WAIT ? 1 : 0>();
       __syncthreads();
-      slot = 0;
     } else {
-      kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+      // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
+      kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
       __syncthreads();
-      const int jn = j + STAGES - 1;
-      if (jn < ntiles) {
-        const int sn = jn % STAGES;
-        load_tile<BN>(sK + sn * KV_ELEMS, Kh, jn * BN, S, tid);
-        load_tile<BN>(sV + sn * KV_ELEMS, Vh, jn * BN, S, tid);
-      }
+      const int jn = jj + STAGES - 1;
+      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
       kf::cp_async_commit();
-      slot = j % STAGES;
     }
     const elem_t* tK = sK + slot * KV_ELEMS;
     const elem_t* tV = sV + slot * KV_ELEMS;
@@ -581,5 +768,26 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
       path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2);
   }
   kf::cp_async_wait<0>();
+#if defined(KF_MMA_MMA)
+  path.combine(reinterpret_cast<float*>(sK));
+  if constexpr (KS > 1) {
+    // publish this slice, count arrivals; the last CTA of the query block merges and stores
+    const size_t blk = ((size_t)b * H + h) * nblk + mblk;
+    path.save_partial(Opart + (blk * KS + split) * (BM * HD), MLpart + (blk * KS + split) * (BM * 8));
+    __threadfence();
+    __syncthreads();  // also: every warp is done with the K/V ring, reused below for the flag
+    volatile int* flag = reinterpret_cast<volatile int*>(sK);
+    if (tid == 0) {
+      const int prev = atomicAdd(Cnt + blk, 1);
+      const int last = prev == KS - 1;
+      if (last) Cnt[blk] = 0;  // every slice has arrived: leave the counter zero for the next launch
+      *flag = last;
+    }
+    __syncthreads();
+    if (!*flag) return;
+    __threadfence();
+    path.merge_partials(Opart + blk * KS * (BM * HD), MLpart + blk * KS * (BM * 8), split);
+  }
+#endif
   path.store(sQ, Oh, m0, S);
 }

@@ -76,6 +76,14 @@ def ceilings(out):
         t = kb.time_graph(lambda: torch.mm(a, b, out=c), target_us=30000, reps=15, max_launches=20)
         res["gemm_" + dt] = {"flops": 2 * 8192 ** 3, "median_us": t["median_us"],
                              "TFLOPs": 2 * 8192 ** 3 / t["median_us"] / 1e6}
+    # floor of one launch in a graph: an empty kernel
+    cubin, log = kb.Nvrtc().compile('extern "C" __global__ void null_kernel() {}', "null.cu",
+                                    "sm_%d%d" % torch.cuda.get_device_capability(), [])
+    k = kb.Driver().load(cubin, "null_kernel")
+    fn = k.launcher([132, 1, 1], [128, 1, 1], 0, [])
+    t = kb.time_graph(lambda: fn(torch.cuda.current_stream().cuda_stream), target_us=2000, reps=25)
+    res["null_kernel"] = {"median_us": t["median_us"]}
+    print(f"CEILINGS empty kernel in a graph: {t['median_us']:.2f} us per launch", flush=True)
     out["ceilings"] = res
     print(f"CEILINGS copy {res['copy']['TBps']:.2f} TB/s (read+write) | bf16 GEMM 8192^3 "
           f"{res['gemm_bf16']['TFLOPs']:.0f} TFLOP/s | f16 GEMM {res['gemm_f16']['TFLOPs']:.0f} TFLOP/s", flush=True)
@@ -147,12 +155,31 @@ class Bench:
                 out.append(("f32", float(kb.ev(a["f32"], scope))))
         return out
 
+    def scratch(self, cfg, shape, tensors):
+        """Allocates the spec's role-"scratch" buffers (zero-filled once) into tensors."""
+        torch = self.torch
+        sc = self.fam.scope(cfg, shape, self.dev)
+        tdt = {"f32": torch.float32, "i32": torch.int32, "f16": torch.float16, "bf16": torch.bfloat16}
+        names = []
+        for b in self.fam.spec["buffers"]:
+            if b.get("role") == "scratch":
+                n = int(kb.ev(b["count"], sc))
+                tensors[b["name"]] = torch.zeros(max(1, n), device="cuda", dtype=tdt[kb.ev(b["dtype"], sc)])
+                names.append(b["name"])
+        return names
+
+    def counters_zero(self, tensors):
+        """A kernel must leave its integer scratch (counters) zero."""
+        return all(int(t.abs().max().item()) == 0 for n, t in tensors.items()
+                   if n not in ("Q", "K", "V", "O") and t.dtype == self.torch.int32)
+
     def launcher(self, k, cfg, shape, tensors):
         grid, block, smem = self.fam.launch(cfg, shape, self.dev)
+        keep = [tensors[n] for n in self.scratch(cfg, shape, tensors)]
         args = self.build_args(self.fam.spec["args"], tensors, self.fam.scope(cfg, shape, self.dev))
         fn = k.launcher(grid, block, smem, args)
         torch = self.torch
-        return lambda: fn(torch.cuda.current_stream().cuda_stream)
+        return lambda: (keep, fn(torch.cuda.current_stream().cuda_stream))
 
     def make_inputs(self, shape, seed, scale=1.0):
         torch = self.torch
@@ -168,9 +195,15 @@ class Bench:
 
     def run_checked(self, k, cfg, shape, tensors, ref):
         tensors["O"].fill_(float("nan"))
-        self.launcher(k, cfg, shape, tensors)()
+        fn = self.launcher(k, cfg, shape, tensors)
+        fn()
+        fn()  # twice: the second launch sees the counters the first one left
         self.torch.cuda.synchronize()
-        return kb.errors(tensors["O"], ref)
+        err = kb.errors(tensors["O"], ref)
+        if not self.counters_zero(tensors):
+            err["finite"] = False
+            err["counters"] = "not reset"
+        return err
 
     def passes(self, err, dtype):
         tol = self.fam.tolerance(dtype)
@@ -291,6 +324,8 @@ class Bench:
                                              reps=self.args.reps))
                     torch.cuda.synchronize()
                     err2 = kb.errors(t["O"], ref)
+                    if not self.counters_zero(t):
+                        err2["finite"] = False
                     row["err_after_timing"] = err2
                     if not self.passes(err2, shape["dtype"]):
                         row["status"] = "wrong_result"
@@ -346,6 +381,7 @@ def main():
     ap.add_argument("--defaults", action="store_true", help="the spec's default configs")
     ap.add_argument("--baselines", action="store_true", help="also time torch flash/efficient/cudnn")
     ap.add_argument("--ceilings", action="store_true", help="measure copy bandwidth and bf16 GEMM")
+    ap.add_argument("--filter", action="append", default=[], help="keep shapes with NAME=value")
     ap.add_argument("--skip-gate", action="store_true")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true", help="no GPU: compile with nvcc for --arch")
@@ -358,6 +394,9 @@ def main():
 
     fam = kb.Family(args.spec)
     shapes = [dict(s) for n in args.suite for s in fam.suite(n)] + [parse_shape(s) for s in args.shape]
+    for f in args.filter:
+        k, v = f.split("=")
+        shapes = [s for s in shapes if str(s[k]) == v]
     configs = []
     if args.defaults:
         configs += [dict(c) for c in fam.spec.get("defaults", [])]
@@ -367,6 +406,9 @@ def main():
         configs += c["configs"] if isinstance(c, dict) else c
     for g in args.grid:
         configs += grid_configs(g, fam)
+    for c in configs:  # params a config file predates take the spec's first value
+        for n, vals in fam.params.items():
+            c.setdefault(n, vals[0])
     seen, uniq = set(), []
     for c in configs:
         if cfg_key(c) not in seen:
