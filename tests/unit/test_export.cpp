@@ -478,3 +478,61 @@ TEST(ExportGemm, DefaultConfigCompiles) {
 
 }  // namespace
 }  // namespace kf
+
+namespace kf {
+namespace {
+
+// tools/report.py over a database written by Store: the page (and, with matplotlib, the
+// plots) must come out; without matplotlib the page says the plots were skipped.
+TEST(ReportTool, WritesPageFromStore) {
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not on PATH";
+  const fs::path dir = temp_dir("report");
+  const Family f = load_family(fixture_spec());
+  {
+    Store store(dir / "results.db");
+    CampaignRecord c;
+    c.family = f.name;
+    c.strategy = "random";
+    c.shapes = {parse_shape(f, "R=64,C=1024,dtype=f16")};
+    c.status = "done";
+    const int64_t id = store.create_campaign(c);
+    int n = 0;
+    for (const char* cfg : {"BLOCK=64,LOAD=plain,VEC=1", "BLOCK=128,LOAD=plain,VEC=2", "BLOCK=256,LOAD=ldg,VEC=4"}) {
+      EvaluationRecord e = winner(f, cfg, "R=64,C=1024,dtype=f16", 10.0 - ++n);
+      e.campaign_id = id;
+      store.add_evaluation(e);
+    }
+    EvaluationRecord bad = winner(f, "BLOCK=64,LOAD=ldg,VEC=1", "R=64,C=1024,dtype=f16", 0);
+    bad.campaign_id = id;
+    bad.status = Status::CompileError;
+    bad.timing.reset();
+    store.add_evaluation(bad);
+    BaselineRecord b;
+    b.family = f.name;
+    b.shape = c.shapes[0];
+    b.device = bad.device;
+    b.backend = "torch";
+    b.median_us = 9.0;
+    store.add_baseline(b);
+  }
+  std::string log;
+  ASSERT_EQ(run("python3 " + (fs::path(KFORGE_SOURCE_DIR) / "tools" / "report.py").string() + " " +
+                    (dir / "results.db").string() + " --out " + (dir / "out").string(),
+                &log),
+            0)
+      << log;
+  const std::string page = read(dir / "out" / "index.html");
+  EXPECT_NE(page.find("BLOCK=256,LOAD=ldg,VEC=4"), std::string::npos) << "the best config is listed";
+  EXPECT_NE(page.find("compile_error"), std::string::npos);
+  EXPECT_NE(page.find("torch"), std::string::npos);
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") == 0) {
+    for (const char* png : {"convergence_1.png", "status.png", "params_export_fixture.png", "baselines_export_fixture.png"})
+      EXPECT_TRUE(fs::exists(dir / "out" / png)) << png;
+  } else {
+    EXPECT_NE(page.find("plots were skipped"), std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kf
