@@ -1,0 +1,602 @@
+// kforge family sdpa_fwd: scaled-dot-product attention forward, O = softmax(Q K^T * scale) V.
+// Layout [B, H, S, D] contiguous, 16-bit elements (f16 or bf16), fp32 accumulation.
+//
+// FlashAttention-2 structure: each CTA owns BLOCK_M query rows of one (b, h); each warp owns
+// BLOCK_M / WARPS of them; K/V are streamed once through a STAGES-deep cp.async ring of
+// BLOCK_N-row tiles; the softmax is online (running max and sum), in the base-2 domain.
+//
+// Parameters (#define KF_<NAME>, see docs/family_spec.md):
+//   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
+//   KF_MMA_MMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path
+//   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
+//   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
+//   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
+//   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
+// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale.
+// Launch: grid (ceil(S / BLOCK_M), H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+#include "common/dtype.cuh"
+#include "common/cp_async.cuh"
+#include "common/mma_sm80.cuh"
+#include "common/smem_layout.cuh"
+#include "common/online_softmax.cuh"
+#if defined(KF_MMA_WMMA)
+#include "common/wmma_helpers.cuh"
+#endif
+
+#if defined(KF_DTYPE_BF16)
+typedef __nv_bfloat16 elem_t;
+#else
+typedef __half elem_t;
+#endif
+typedef kf::dtype_traits<elem_t> TR;
+
+#ifndef KF_CAUSAL
+#define KF_CAUSAL 0
+#endif
+#ifndef KF_VEC
+#define KF_VEC 8
+#endif
+#ifndef KF_MIN_BLOCKS
+#define KF_MIN_BLOCKS 1
+#endif
+
+constexpr int HD = KF_D;
+constexpr int BM = KF_BLOCK_M;
+constexpr int BN = KF_BLOCK_N;
+constexpr int NW = KF_WARPS;
+constexpr int NT = 32 * NW;
+constexpr int STAGES = KF_STAGES;
+constexpr int VEC = KF_VEC;
+constexpr int RPW = BM / NW;  // query rows per warp
+constexpr bool CAUSAL = KF_CAUSAL != 0;
+#if defined(KF_KV_WAIT_SPLIT)
+constexpr bool SPLIT_WAIT = true;
+#else
+constexpr bool SPLIT_WAIT = false;
+#endif
+
+// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
+// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
+__device__ __forceinline__ void wait_v() {
+  if constexpr (SPLIT_WAIT) {
+    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
+    __syncthreads();
+  }
+}
+
+static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
+static_assert(BM % NW == 0, "WARPS must divide BLOCK_M");
+static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
+static_assert(STAGES >= 1, "STAGES >= 1");
+static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
+
+#if defined(KF_LAYOUT_SWIZZLED)
+typedef kf::SwizzledLayout<HD> Lay;
+#elif defined(KF_LAYOUT_PADDED)
+typedef kf::PaddedLayout<HD> Lay;
+#else
+typedef kf::PlainLayout<HD> Lay;
+#endif
+constexpr int ROWE = Lay::kRowElems;  // allocated elements per smem row
+
+// ---------------------------------------------------------------------------------------------
+// Tile loader: ROWS x HD elements from global rows [row0, row0 + ROWS) (rows >= S zero-filled).
+template <int ROWS>
+__device__ __forceinline__ void load_tile(elem_t* s, const elem_t* __restrict__ g, int row0, int S, int tid) {
+  constexpr int CPR = HD / VEC;  // chunks per row
+  constexpr int TOTAL = ROWS * CPR;
+  constexpr int ITERS = (TOTAL + NT - 1) / NT;
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int i = it * NT + tid;
+    if (TOTAL % NT == 0 || i < TOTAL) {
+      const int r = i / CPR;
+      const int c = (i % CPR) * VEC;
+      const int gr = row0 + r;
+      const bool ok = gr < S;
+      const elem_t* src = g + (size_t)(ok ? gr : 0) * HD + c;
+      kf::cp_async<VEC * 2>(s + Lay::off(r, c), src, ok);
+    }
+  }
+}
+
+// Shared-memory carve-up (must match the spec's smem_bytes):
+//   sQ [BM][ROWE], sK [STAGES][BN][ROWE], sV [STAGES][BN][ROWE], then (wmma) S, P, O scratch.
+constexpr int Q_ELEMS = BM * ROWE;
+constexpr int KV_ELEMS = BN * ROWE;
+
+// ---------------------------------------------------------------------------------------------
+// Compute paths. Each provides init(), tile(sQ, sK, sV, n0, m0, S, mask, scale_log2) and
+// store(sQ, O, m0, S). tile() is called by all threads after the tile is resident in smem.
+#if defined(KF_MMA_MMA)
+constexpr int MT = RPW / 16;  // 16-row m-tiles per warp
+static_assert(RPW % 16 == 0, "mma path: rows per warp must be a multiple of 16");
+constexpr int NTN = BN / 8;   // 8-column score tiles
+constexpr int NTD = HD / 8;   // 8-column output tiles
+#if defined(KF_Q_IN_REGS)
+constexpr bool Q_REGS = true;
+#else
+constexpr bool Q_REGS = false;
+#endif
+
+struct Path {
+  float o[MT][NTD][4];
+  kf::OnlineRow row[MT][2];
+  unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
+  int warp, lane;
+
+  __device__ __forceinline__ void init(int w, int l) {
+    warp = w;
+    lane = l;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int d = 0; d < NTD; ++d) o[mt][d][0] = o[mt][d][1] = o[mt][d][2] = o[mt][d][3] = 0.f;
+      row[mt][0].init();
+      row[mt][1].init();
+    }
+  }
+
+  __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk) const {
+    const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
+    const int c = kk * 16 + kf::lm_a_col(lane);
+    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + Lay::off(r, c));
+  }
+
+  __device__ __forceinline__ void q_to_regs(const elem_t* sQ) {
+    if constexpr (Q_REGS) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; ++kk) load_q_frag(qf[mt][kk], sQ, mt, kk);
+    }
+  }
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    float s[MT][NTN][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int n = 0; n < NTN; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;
+
+    // S = Q K^T
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        if constexpr (Q_REGS) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) a[mt][i] = qf[mt][kk][i];
+        } else {
+          load_q_frag(a[mt], sQ, mt, kk);
+        }
+      }
+#pragma unroll
+      for (int np = 0; np < BN / 16; ++np) {
+        unsigned b0, b1, b2, b3;
+        kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          kf::mma_16816<TR::is_bf16>(s[mt][2 * np], a[mt], b0, b1);
+          kf::mma_16816<TR::is_bf16>(s[mt][2 * np + 1], a[mt], b2, b3);
+        }
+      }
+    }
+
+    const int g = lane >> 2, t = lane & 3;
+    if constexpr (MASK) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int n = 0; n < NTN; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int col = n0 + n * 8 + 2 * t + (e & 1);
+            const int rowq = m0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;
+            bool masked = col >= S;
+            if (CAUSAL) masked = masked || col > rowq;
+            if (masked) s[mt][n][e] = KF_NEG_INF;
+          }
+    }
+
+    // online softmax, P kept in the score registers
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float mx = KF_NEG_INF;
+#pragma unroll
+        for (int n = 0; n < NTN; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * r], s[mt][n][2 * r + 1]));
+        mx = kf::quad_max(mx);
+        float m_use;
+        const float alpha = row[mt][r].update(mx, sl2, m_use);
+        float rs = 0.f;
+#pragma unroll
+        for (int n = 0; n < NTN; ++n) {
+          const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
+          const float p1 = kf::fast_exp2(fmaf(s[mt][n][2 * r + 1], sl2, -m_use));
+          s[mt][n][2 * r] = p0;
+          s[mt][n][2 * r + 1] = p1;
+          rs += p0 + p1;
+        }
+        row[mt][r].l = row[mt][r].l * alpha + rs;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          o[mt][d][2 * r] *= alpha;
+          o[mt][d][2 * r + 1] *= alpha;
+        }
+      }
+    }
+
+    // O += P V
+    wait_v();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        a[mt][0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        a[mt][1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        a[mt][2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        a[mt][3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < HD / 16; ++dp) {
+        unsigned b0, b1, b2, b3;
+        kf::ldmatrix_x4_trans(b0, b1, b2, b3,
+                              sV + Lay::off(kk * 16 + kf::lm_bt_row(lane), dp * 16 + kf::lm_bt_col(lane)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          kf::mma_16816<TR::is_bf16>(o[mt][2 * dp], a[mt], b0, b1);
+          kf::mma_16816<TR::is_bf16>(o[mt][2 * dp + 1], a[mt], b2, b3);
+        }
+      }
+    }
+  }
+
+  // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
+  __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        const int rl = warp * RPW + mt * 16 + g + 8 * r;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          *reinterpret_cast<unsigned*>(sQ + Lay::off(rl, d * 8 + 2 * t)) =
+              TR::pack2(o[mt][d][2 * r] * inv, o[mt][d][2 * r + 1] * inv);
+        }
+      }
+    }
+    __syncwarp();
+    constexpr int CPR = HD / 8;
+#pragma unroll
+    for (int i = lane; i < RPW * CPR; i += 32) {
+      const int r = i / CPR, c = (i % CPR) * 8;
+      const int gr = m0 + warp * RPW + r;
+      if (gr < S)
+        *reinterpret_cast<uint4*>(Oh + (size_t)gr * HD + c) =
+            *reinterpret_cast<const uint4*>(sQ + Lay::off(warp * RPW + r, c));
+    }
+  }
+};
+constexpr int EXTRA_SMEM = 0;
+
+#elif defined(KF_MMA_WMMA)
+// WMMA path: scores go through shared memory; O is accumulated in a shared fp32 tile.
+static_assert(RPW % 16 == 0, "wmma path: rows per warp must be a multiple of 16");
+static_assert(Lay::kWmmaOk, "wmma path needs a plain or padded layout");
+constexpr int MT = RPW / 16;
+constexpr int SLD = BN + 4;  // fp32 score row stride
+constexpr int PLD = BN + 8;  // 16-bit P row stride
+constexpr int OLD = HD + 4;  // fp32 O row stride
+constexpr int EXTRA_SMEM = BM * (SLD * 4 + PLD * 2 + OLD * 4);
+
+struct Path {
+  float* sS;
+  elem_t* sP;
+  float* sO;
+  float m[RPW], l[RPW];
+  int warp, lane;
+
+  __device__ __forceinline__ void init(int w, int ln) {
+    warp = w;
+    lane = ln;
+  }
+  __device__ __forceinline__ void set_scratch(unsigned char* base, elem_t* sQ) {
+    sS = reinterpret_cast<float*>(base);
+    sP = reinterpret_cast<elem_t*>(sS + BM * SLD);
+    sO = reinterpret_cast<float*>(sP + BM * PLD);
+    for (int i = lane; i < RPW * OLD; i += 32) sO[warp * RPW * OLD + i] = 0.f;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      m[r] = KF_NEG_INF;
+      l[r] = 0.f;
+    }
+    __syncwarp();
+  }
+  __device__ __forceinline__ void q_to_regs(const elem_t*) {}
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    using namespace kf;
+    const int rw = warp * RPW;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < BN / 16; ++nt) {
+        frag_acc acc;
+        wm::fill_fragment(acc, 0.f);
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; ++kk) {
+          frag_a_row<elem_t> a;
+          frag_b_col<elem_t> b;
+          wm::load_matrix_sync(a, sQ + (rw + mt * 16) * ROWE + kk * 16, ROWE);
+          wm::load_matrix_sync(b, sK + (nt * 16) * ROWE + kk * 16, ROWE);
+          wm::mma_sync(acc, a, b, acc);
+        }
+        wm::store_matrix_sync(sS + (rw + mt * 16) * SLD + nt * 16, acc, SLD, wm::mem_row_major);
+      }
+    }
+    __syncwarp();
+    // softmax row by row, the warp's lanes across the columns
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = rw + r;
+      float v[BN / 32 > 0 ? (BN + 31) / 32 : 1];
+      float mx = KF_NEG_INF;
+#pragma unroll
+      for (int i = 0; i < (BN + 31) / 32; ++i) {
+        const int c = lane + 32 * i;
+        float x = KF_NEG_INF;
+        if (c < BN) {
+          x = sS[rl * SLD + c];
+          if (MASK) {
+            const int col = n0 + c;
+            if (col >= S || (CAUSAL && col > m0 + rl)) x = KF_NEG_INF;
+          }
+        }
+        v[i] = x;
+        mx = fmaxf(mx, x);
+      }
+      mx = warp_max(mx);
+      float m_new = fmaxf(m[r], mx * sl2);
+      float m_use = m_new == KF_NEG_INF ? 0.f : m_new;
+      const float alpha = fast_exp2(m[r] - m_use);
+      m[r] = m_new;
+      float rs = 0.f;
+#pragma unroll
+      for (int i = 0; i < (BN + 31) / 32; ++i) {
+        const int c = lane + 32 * i;
+        if (c < BN) {
+          const float p = fast_exp2(fmaf(v[i], sl2, -m_use));
+          const elem_t pe = TR::from_float(p);
+          sP[rl * PLD + c] = pe;
+          rs += TR::to_float(pe);
+        }
+      }
+      l[r] = l[r] * alpha + warp_sum(rs);
+      for (int c = lane; c < HD; c += 32) sO[rl * OLD + c] *= alpha;
+    }
+    __syncwarp();
+    wait_v();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int dt = 0; dt < HD / 16; ++dt) {
+        frag_acc acc;
+        float* op = sO + (rw + mt * 16) * OLD + dt * 16;
+        wm::load_matrix_sync(acc, op, OLD, wm::mem_row_major);
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+          frag_a_row<elem_t> a;
+          frag_b_row<elem_t> b;
+          wm::load_matrix_sync(a, sP + (rw + mt * 16) * PLD + kk * 16, PLD);
+          wm::load_matrix_sync(b, sV + (kk * 16) * ROWE + dt * 16, ROWE);
+          wm::mma_sync(acc, a, b, acc);
+        }
+        wm::store_matrix_sync(op, acc, OLD, wm::mem_row_major);
+      }
+    }
+    __syncwarp();
+  }
+
+  __device__ __forceinline__ void store(elem_t*, elem_t* __restrict__ Oh, int m0, int S) {
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = warp * RPW + r;
+      const int gr = m0 + rl;
+      const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
+      if (gr < S)
+        for (int c = 2 * lane; c < HD; c += 64) {
+          *reinterpret_cast<unsigned*>(Oh + (size_t)gr * HD + c) =
+              TR::pack2(sO[rl * OLD + c] * inv, sO[rl * OLD + c + 1] * inv);
+        }
+    }
+  }
+};
+
+#else  // KF_MMA_SIMT
+// SIMT path: each warp walks its rows; lanes split the tile's keys for Q.K and the head dim for P.V.
+static_assert(BN % 32 == 0, "simt path: BLOCK_N must be a multiple of 32");
+static_assert(RPW <= 16, "simt path: at most 16 rows per warp");
+constexpr int EXTRA_SMEM = 0;
+constexpr int DPL = HD / 32;  // output columns per lane
+
+struct Path {
+  float o[RPW][DPL];
+  float m[RPW], l[RPW];
+  int warp, lane;
+
+  __device__ __forceinline__ void init(int w, int ln) {
+    warp = w;
+    lane = ln;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      m[r] = KF_NEG_INF;
+      l[r] = 0.f;
+#pragma unroll
+      for (int e = 0; e < DPL; ++e) o[r][e] = 0.f;
+    }
+  }
+  __device__ __forceinline__ void q_to_regs(const elem_t*) {}
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    using namespace kf;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = warp * RPW + r;
+      float sc[BN / 32];
+      float mx = KF_NEG_INF;
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+        const int key = lane + 32 * i;
+        float acc = 0.f;
+#pragma unroll 8
+        for (int d = 0; d < HD; d += 2) {
+          const unsigned qq = *reinterpret_cast<const unsigned*>(sQ + Lay::off(rl, d));
+          const unsigned kk = *reinterpret_cast<const unsigned*>(sK + Lay::off(key, d));
+          const elem_t* qe = reinterpret_cast<const elem_t*>(&qq);
+          const elem_t* ke = reinterpret_cast<const elem_t*>(&kk);
+          acc = fmaf(TR::to_float(qe[0]), TR::to_float(ke[0]), acc);
+          acc = fmaf(TR::to_float(qe[1]), TR::to_float(ke[1]), acc);
+        }
+        if (MASK) {
+          const int col = n0 + key;
+          if (col >= S || (CAUSAL && col > m0 + rl)) acc = KF_NEG_INF;
+        }
+        sc[i] = acc;
+        mx = fmaxf(mx, acc);
+      }
+      mx = warp_max(mx);
+      const float m_new = fmaxf(m[r], mx * sl2);
+      const float m_use = m_new == KF_NEG_INF ? 0.f : m_new;
+      const float alpha = fast_exp2(m[r] - m_use);
+      m[r] = m_new;
+      float rs = 0.f;
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+        sc[i] = fast_exp2(fmaf(sc[i], sl2, -m_use));
+        rs += sc[i];
+      }
+      l[r] = l[r] * alpha + warp_sum(rs);
+#pragma unroll
+      for (int e = 0; e < DPL; ++e) o[r][e] *= alpha;
+      if (r == 0) wait_v();  // uniform across the CTA: every warp has RPW rows
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+#pragma unroll 4
+        for (int j = 0; j < 32; ++j) {
+          const float p = __shfl_sync(0xffffffffu, sc[i], j);
+          const int key = 32 * i + j;
+#pragma unroll
+          for (int e = 0; e < DPL; ++e) o[r][e] = fmaf(p, TR::to_float(sV[Lay::off(key, lane + 32 * e)]), o[r][e]);
+        }
+      }
+    }
+  }
+
+  __device__ __forceinline__ void store(elem_t*, elem_t* __restrict__ Oh, int m0, int S) {
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int gr = m0 + warp * RPW + r;
+      const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
+      if (gr < S) {
+#pragma unroll
+        for (int e = 0; e < DPL; ++e) Oh[(size_t)gr * HD + lane + 32 * e] = TR::from_float(o[r][e] * inv);
+      }
+    }
+  }
+};
+#endif
+
+// ---------------------------------------------------------------------------------------------
+extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
+    sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
+             elem_t* __restrict__ O, int B, int H, int S, float scale) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw);
+  elem_t* sK = sQ + Q_ELEMS;
+  elem_t* sV = sK + STAGES * KV_ELEMS;
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  // causal: heavy (late) query blocks first
+  const int mblk = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = mblk * BM;
+  const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
+  const elem_t* Qh = Q + head;
+  const elem_t* Kh = K + head;
+  const elem_t* Vh = V + head;
+  elem_t* Oh = O + head;
+
+  const int n_end = CAUSAL ? min(S, m0 + BM) : S;
+  const int ntiles = (n_end + BN - 1) / BN;
+  const float sl2 = scale * KF_LOG2E;
+
+  Path path;
+  path.init(warp, lane);
+#if defined(KF_MMA_WMMA)
+  path.set_scratch(reinterpret_cast<unsigned char*>(sV + STAGES * KV_ELEMS), sQ);
+#endif
+
+  load_tile<BM>(sQ, Qh, m0, S, tid);
+  kf::cp_async_commit();
+  // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
+  // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
+  if constexpr (STAGES > 1) {
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; ++st) {
+      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, st * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, st * BN, S, tid);
+      kf::cp_async_commit();
+    }
+  }
+  kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
+  __syncthreads();
+  path.q_to_regs(sQ);
+
+  // first tile that needs masking: past the causal diagonal of this block's first row or past S
+  int first_mask = S / BN;
+  if (CAUSAL) first_mask = min(first_mask, m0 / BN);
+
+  for (int j = 0; j < ntiles; ++j) {
+    const int slot = STAGES == 1 ? 0 : j % STAGES;
+    if constexpr (STAGES == 1) {
+      if (j > 0) __syncthreads();
+      load_tile<BN>(sK, Kh, j * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      load_tile<BN>(sV, Vh, j * BN, S, tid);
+      kf::cp_async_commit();
+      kf::cp_async_wait<SPLIT_WAIT ? 1 : 0>();
+      __syncthreads();
+    } else {
+      // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
+      kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
+      __syncthreads();
+      const int jn = j + STAGES - 1;
+      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, jn * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, jn * BN, S, tid);
+      kf::cp_async_commit();
+    }
+    const elem_t* tK = sK + slot * KV_ELEMS;
+    const elem_t* tV = sV + slot * KV_ELEMS;
+    if (j >= first_mask)
+      path.template tile<true>(sQ, tK, tV, j * BN, m0, S, sl2);
+    else
+      path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2);
+  }
+  kf::cp_async_wait<0>();
+  path.store(sQ, Oh, m0, S);
+}
