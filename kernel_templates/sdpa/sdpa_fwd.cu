@@ -11,6 +11,8 @@
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
 //   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
+//   KF_WARPS_N  (mma path) warps that split each tile's keys; their (m, l, O) merge through smem
+//   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale.
 // Launch: grid (ceil(S / BLOCK_M), H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
@@ -47,7 +49,12 @@ constexpr int NW = KF_WARPS;
 constexpr int NT = 32 * NW;
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
-constexpr int RPW = BM / NW;  // query rows per warp
+#ifndef KF_WARPS_N
+#define KF_WARPS_N 1
+#endif
+constexpr int WN = KF_WARPS_N;  // warps splitting each K/V tile's keys (combined at the end)
+constexpr int WM = NW / WN;     // warps along the query rows
+constexpr int RPW = BM / WM;    // query rows per warp
 constexpr bool CAUSAL = KF_CAUSAL != 0;
 #if defined(KF_KV_WAIT_SPLIT)
 constexpr bool SPLIT_WAIT = true;
@@ -65,7 +72,7 @@ __device__ __forceinline__ void wait_v() {
 }
 
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
-static_assert(BM % NW == 0, "WARPS must divide BLOCK_M");
+static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
 static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
@@ -111,7 +118,9 @@ constexpr int KV_ELEMS = BN * ROWE;
 #if defined(KF_MMA_MMA)
 constexpr int MT = RPW / 16;  // 16-row m-tiles per warp
 static_assert(RPW % 16 == 0, "mma path: rows per warp must be a multiple of 16");
-constexpr int NTN = BN / 8;   // 8-column score tiles
+constexpr int BNW = BN / WN;  // keys of each tile handled by one warp
+static_assert(BNW % 16 == 0, "BLOCK_N / WARPS_N must be a multiple of 16");
+constexpr int NTN = BNW / 8;  // 8-column score tiles
 constexpr int NTD = HD / 8;   // 8-column output tiles
 #if defined(KF_Q_IN_REGS)
 constexpr bool Q_REGS = true;
@@ -123,10 +132,11 @@ struct Path {
   float o[MT][NTD][4];
   kf::OnlineRow row[MT][2];
   unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
-  int warp, lane;
+  int warp, lane, wn;  // warp = row group (0..WM-1), wn = key group (0..WN-1)
 
   __device__ __forceinline__ void init(int w, int l) {
-    warp = w;
+    warp = w % WM;
+    wn = w / WM;
     lane = l;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -155,6 +165,11 @@ struct Path {
   template <bool MASK>
   __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
                                        float sl2) {
+    if constexpr (WN > 1) {
+      sK += wn * BNW * ROWE;
+      sV += wn * BNW * ROWE;
+      n0 += wn * BNW;
+    }
     float s[MT][NTN][4];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -175,7 +190,7 @@ struct Path {
         }
       }
 #pragma unroll
-      for (int np = 0; np < BN / 16; ++np) {
+      for (int np = 0; np < BNW / 16; ++np) {
         unsigned b0, b1, b2, b3;
         kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
 #pragma unroll
@@ -234,7 +249,7 @@ struct Path {
     // O += P V
     wait_v();
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
+    for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[MT][4];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
@@ -258,7 +273,70 @@ struct Path {
   }
 
   // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
+  // WARPS_N > 1: key groups 1.. park (m, l, O) in smem (over the K/V ring, idle by now);
+  // group 0 merges them: O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m).
+  __device__ __forceinline__ void combine(float* cbuf) {
+    if constexpr (WN > 1) {
+      const int g = lane >> 2, t = lane & 3;
+      constexpr int CLD = HD + 4;
+      __syncthreads();  // every warp is done reading the K/V ring
+      if (wn > 0) {
+        float* c = cbuf + (size_t)(wn - 1) * BM * CLD;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              c[rl * CLD + d * 8 + 2 * t] = o[mt][d][2 * r];
+              c[rl * CLD + d * 8 + 2 * t + 1] = o[mt][d][2 * r + 1];
+            }
+            const float l = kf::quad_sum(row[mt][r].l);
+            if (t == 0) {
+              c[rl * CLD + HD] = row[mt][r].m;
+              c[rl * CLD + HD + 1] = l;
+            }
+          }
+      }
+      __syncthreads();
+      if (wn == 0) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+            const float l0 = kf::quad_sum(row[mt][r].l);
+            float mtot = row[mt][r].m;
+#pragma unroll
+            for (int w = 1; w < WN; ++w) mtot = fmaxf(mtot, cbuf[((w - 1) * BM + rl) * CLD + HD]);
+            const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+            const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+            float l = l0 * f0;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              o[mt][d][2 * r] *= f0;
+              o[mt][d][2 * r + 1] *= f0;
+            }
+#pragma unroll
+            for (int w = 1; w < WN; ++w) {
+              const float* c = cbuf + ((size_t)(w - 1) * BM + rl) * CLD;
+              const float f = kf::fast_exp2(c[HD] - muse);
+              l += c[HD + 1] * f;
+#pragma unroll
+              for (int d = 0; d < NTD; ++d) {
+                o[mt][d][2 * r] += c[d * 8 + 2 * t] * f;
+                o[mt][d][2 * r + 1] += c[d * 8 + 2 * t + 1] * f;
+              }
+            }
+            row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+          }
+      }
+    }
+  }
+
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    if (WN > 1 && wn > 0) return;
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -598,5 +676,8 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
       path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2);
   }
   kf::cp_async_wait<0>();
+#if defined(KF_MMA_MMA)
+  path.combine(reinterpret_cast<float*>(sK));
+#endif
   path.store(sQ, Oh, m0, S);
 }
