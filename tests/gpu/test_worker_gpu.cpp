@@ -47,6 +47,24 @@ struct WorkerRun {
 // Starts a worker, sends all requests, closes its input and collects every reply line.
 WorkerRun run_worker_process(const std::vector<json>& requests, const std::map<std::string, std::string>& env = {},
                              const std::vector<std::string>& raw_lines = {}) {
+  // The child's environment is built here: between fork and exec only async-signal-safe
+  // calls are allowed (CUDA and NVRTC may have threads holding the allocator's lock).
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  vars["KFORGE_TEST_AS_WORKER"] = "0";
+  for (const auto& [k, v] : env) vars[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : vars) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  char self[] = "/proc/self/exe";
+  char* argv[] = {self, nullptr};
+
   int in_pipe[2], out_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
@@ -58,11 +76,7 @@ WorkerRun run_worker_process(const std::vector<json>& requests, const std::map<s
     close(in_pipe[1]);
     close(out_pipe[0]);
     close(out_pipe[1]);
-    setenv("KFORGE_TEST_AS_WORKER", "0", 1);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    char self[] = "/proc/self/exe";
-    char* argv[] = {self, nullptr};
-    execv(self, argv);
+    execve(self, argv, envp.data());
     _exit(127);
   }
   close(in_pipe[0]);
