@@ -50,6 +50,10 @@ def kforge_launcher(drv, man, outdir, tensors, torch):
     args = []
     for a in man["args"]:
         if a["kind"] == "buffer":
+            if a["name"] not in tensors:  # scratch (split-KV partials, counters): zero-filled once
+                tdt = {"f32": torch.float32, "i32": torch.int32, "f16": torch.float16, "bf16": torch.bfloat16}
+                tensors[a["name"]] = torch.zeros(max(1, int(a["count"])), device="cuda",
+                                                 dtype=tdt[a.get("dtype", "f32")])
             t = tensors[a["name"]]
             if "count" in a and int(a["count"]) != t.numel():
                 raise RuntimeError(f"buffer {a['name']}: manifest count {a['count']} != {t.numel()}")

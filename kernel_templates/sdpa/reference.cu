@@ -32,7 +32,7 @@ extern "C" __global__ void sdpa_reference(const unsigned short* Q, const unsigne
   float q[128];
   for (int d = 0; d < D; ++d) q[d] = ld_elem(Q, base + (size_t)i * D + d, is_bf16);
 
-  float m = -INFINITY;
+  float m = -__int_as_float(0x7f800000);  // -inf (no <cmath> under NVRTC)
   for (int j = 0; j < n_keys; ++j) {
     float s = 0.f;
     for (int d = 0; d < D; ++d) s += q[d] * ld_elem(K, base + (size_t)j * D + d, is_bf16);

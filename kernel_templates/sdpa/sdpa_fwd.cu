@@ -13,9 +13,15 @@
 //   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
 //   KF_WARPS_N  (mma path) warps that split each tile's keys; their (m, l, O) merge through smem
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
+//   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
+//                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
+//                 reset to 0 by it) merges them and writes O. One launch.
+//   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
-// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale.
-// Launch: grid (ceil(S / BLOCK_M), H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
+//   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
+//   unused when KV_SPLITS == 1.
+// Launch: grid (ceil(S / BLOCK_M) * KV_SPLITS, H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
 #include "common/dtype.cuh"
 #include "common/cp_async.cuh"
 #include "common/mma_sm80.cuh"
@@ -41,6 +47,13 @@ typedef kf::dtype_traits<elem_t> TR;
 #ifndef KF_MIN_BLOCKS
 #define KF_MIN_BLOCKS 1
 #endif
+#ifndef KF_KV_SPLITS
+#define KF_KV_SPLITS 1
+#endif
+#ifndef KF_LAZY_RESCALE
+#define KF_LAZY_RESCALE 0
+#endif
+constexpr int KS = KF_KV_SPLITS;
 
 constexpr int HD = KF_D;
 constexpr int BM = KF_BLOCK_M;
@@ -220,6 +233,7 @@ struct Path {
     // online softmax, P kept in the score registers
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
+      float al[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = KF_NEG_INF;
@@ -238,11 +252,17 @@ struct Path {
           rs += p0 + p1;
         }
         row[mt][r].l = row[mt][r].l * alpha + rs;
+        al[r] = alpha;
+      }
+      // alpha == 1 exactly when the row max did not move; a warp-uniform vote skips the pass
+      if (!KF_LAZY_RESCALE || __any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {
 #pragma unroll
-        for (int d = 0; d < NTD; ++d) {
-          o[mt][d][2 * r] *= alpha;
-          o[mt][d][2 * r + 1] *= alpha;
-        }
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            o[mt][d][2 * r] *= al[r];
+            o[mt][d][2 * r + 1] *= al[r];
+          }
       }
     }
 
@@ -333,6 +353,64 @@ struct Path {
           }
       }
     }
+  }
+
+  // Split-KV (WARPS_N == 1). Scratch layout per CTA slot, in fragment order so every access is one
+  // coalesced float2 per lane: O part [warp][mt][d][r][lane] (float2), (m, l) [warp][mt][r][lane] (float2).
+  __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
+    float2* o2 = reinterpret_cast<float2*>(op);
+    float2* m2 = reinterpret_cast<float2*>(ml);
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        __stcg(m2 + ((warp * MT + mt) * 2 + r) * 32 + lane, make_float2(row[mt][r].m, l));
+#pragma unroll
+        for (int d = 0; d < NTD; ++d)
+          __stcg(o2 + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
+      }
+  }
+  // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
+  __device__ __forceinline__ void merge_partials(const float* __restrict__ op, const float* __restrict__ ml, int self) {
+    const float2* o2 = reinterpret_cast<const float2*>(op);
+    const float2* m2 = reinterpret_cast<const float2*>(ml);
+    const int t = lane & 3;
+    constexpr int SLOT_O = BM * HD / 2, SLOT_ML = BM * 4;  // float2 per slot
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        float2 oml[KS];
+        float mtot = row[mt][r].m;
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : __ldcg(m2 + sp * SLOT_ML + mi);
+          mtot = fmaxf(mtot, oml[sp].x);
+        }
+        const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+        const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+        float l = kf::quad_sum(row[mt][r].l) * f0;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          o[mt][d][2 * r] *= f0;
+          o[mt][d][2 * r + 1] *= f0;
+        }
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          if (sp == self) continue;
+          const float f = kf::fast_exp2(oml[sp].x - muse);
+          l += oml[sp].y * f;
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            const float2 v = __ldcg(o2 + sp * SLOT_O + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane);
+            o[mt][d][2 * r] = fmaf(v.x, f, o[mt][d][2 * r]);
+            o[mt][d][2 * r + 1] = fmaf(v.y, f, o[mt][d][2 * r + 1]);
+          }
+        }
+        row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+      }
   }
 
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
@@ -598,17 +676,26 @@ struct Path {
 #endif
 
 // ---------------------------------------------------------------------------------------------
+#if !defined(KF_MMA_MMA)
+static_assert(KS == 1, "KV_SPLITS > 1 needs the mma path");
+#endif
+static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
+static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");
+
 extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
-             elem_t* __restrict__ O, int B, int H, int S, float scale) {
+             elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
+             float* __restrict__ MLpart, int* __restrict__ Cnt) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw);
   elem_t* sK = sQ + Q_ELEMS;
   elem_t* sV = sK + STAGES * KV_ELEMS;
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  // causal: heavy (late) query blocks first
-  const int mblk = CAUSAL ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+  // the KV_SPLITS CTAs of one query block are adjacent in x; causal: heavy (late) query blocks first
+  const int nblk = (int)gridDim.x / KS;
+  const int bx = (int)blockIdx.x / KS, split = KS == 1 ? 0 : (int)blockIdx.x % KS;
+  const int mblk = CAUSAL ? nblk - 1 - bx : bx;
   const int h = blockIdx.y, b = blockIdx.z;
   const int m0 = mblk * BM;
   const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
@@ -618,7 +705,11 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   elem_t* Oh = O + head;
 
   const int n_end = CAUSAL ? min(S, m0 + BM) : S;
-  const int ntiles = (n_end + BN - 1) / BN;
+  const int ntiles_all = (n_end + BN - 1) / BN;
+  // this CTA's key tiles [t0, t0 + ntiles); a split may get none (it still reports m = -inf, l = 0)
+  const int per = (ntiles_all + KS - 1) / KS;
+  const int t0 = min(split * per, ntiles_all);
+  const int ntiles = min(t0 + per, ntiles_all) - t0;
   const float sl2 = scale * KF_LOG2E;
 
   Path path;
@@ -634,9 +725,9 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   if constexpr (STAGES > 1) {
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, st * BN, S, tid);
+      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, (t0 + st) * BN, S, tid);
       if (SPLIT_WAIT) kf::cp_async_commit();
-      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, st * BN, S, tid);
+      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, (t0 + st) * BN, S, tid);
       kf::cp_async_commit();
     }
   }
@@ -648,10 +739,11 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   int first_mask = S / BN;
   if (CAUSAL) first_mask = min(first_mask, m0 / BN);
 
-  for (int j = 0; j < ntiles; ++j) {
-    const int slot = STAGES == 1 ? 0 : j % STAGES;
+  for (int jj = 0; jj < ntiles; ++jj) {
+    const int j = t0 + jj;  // absolute key tile
+    const int slot = STAGES == 1 ? 0 : jj % STAGES;
     if constexpr (STAGES == 1) {
-      if (j > 0) __syncthreads();
+      if (jj > 0) __syncthreads();
       load_tile<BN>(sK, Kh, j * BN, S, tid);
       if (SPLIT_WAIT) kf::cp_async_commit();
       load_tile<BN>(sV, Vh, j * BN, S, tid);
@@ -662,10 +754,10 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
       // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
       kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
       __syncthreads();
-      const int jn = j + STAGES - 1;
-      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, jn * BN, S, tid);
+      const int jn = jj + STAGES - 1;
+      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
       if (SPLIT_WAIT) kf::cp_async_commit();
-      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, jn * BN, S, tid);
+      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
       kf::cp_async_commit();
     }
     const elem_t* tK = sK + slot * KV_ELEMS;
@@ -678,6 +770,24 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   kf::cp_async_wait<0>();
 #if defined(KF_MMA_MMA)
   path.combine(reinterpret_cast<float*>(sK));
+  if constexpr (KS > 1) {
+    // publish this slice, count arrivals; the last CTA of the query block merges and stores
+    const size_t blk = ((size_t)b * H + h) * nblk + mblk;
+    path.save_partial(Opart + (blk * KS + split) * (BM * HD), MLpart + (blk * KS + split) * (BM * 8));
+    __threadfence();
+    __syncthreads();  // also: every warp is done with the K/V ring, reused below for the flag
+    volatile int* flag = reinterpret_cast<volatile int*>(sK);
+    if (tid == 0) {
+      const int prev = atomicAdd(Cnt + blk, 1);
+      const int last = prev == KS - 1;
+      if (last) Cnt[blk] = 0;  // every slice has arrived: leave the counter zero for the next launch
+      *flag = last;
+    }
+    __syncthreads();
+    if (!*flag) return;
+    __threadfence();
+    path.merge_partials(Opart + blk * KS * (BM * HD), MLpart + blk * KS * (BM * 8), split);
+  }
 #endif
   path.store(sQ, Oh, m0, S);
 }

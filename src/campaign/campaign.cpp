@@ -214,11 +214,13 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   const size_t space_left = space.valid_configs().size() > done_keys.size()
                                 ? space.valid_configs().size() - done_keys.size()
                                 : 0;
-  size_t allowed = space_left + retries.size();
+  // Retries were dispatched (and counted) before the interruption: they come on top.
+  size_t allowed = space_left;
   if (o.budget.evals_per_shape)
     allowed = std::min(allowed, o.budget.evals_per_shape > done_by_campaign
                                     ? o.budget.evals_per_shape - done_by_campaign
                                     : size_t{0});
+  allowed += retries.size();
   Progress progress("[" + std::to_string(shape_index + 1) + "/" + std::to_string(shape_count) +
                         " " + to_string(shape) + "]",
                     allowed, o.quiet);

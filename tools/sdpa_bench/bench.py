@@ -155,12 +155,31 @@ class Bench:
                 out.append(("f32", float(kb.ev(a["f32"], scope))))
         return out
 
+    def scratch(self, cfg, shape, tensors):
+        """Allocates the spec's role-"scratch" buffers (zero-filled once) into tensors."""
+        torch = self.torch
+        sc = self.fam.scope(cfg, shape, self.dev)
+        tdt = {"f32": torch.float32, "i32": torch.int32, "f16": torch.float16, "bf16": torch.bfloat16}
+        names = []
+        for b in self.fam.spec["buffers"]:
+            if b.get("role") == "scratch":
+                n = int(kb.ev(b["count"], sc))
+                tensors[b["name"]] = torch.zeros(max(1, n), device="cuda", dtype=tdt[kb.ev(b["dtype"], sc)])
+                names.append(b["name"])
+        return names
+
+    def counters_zero(self, tensors):
+        """A kernel must leave its integer scratch (counters) zero."""
+        return all(int(t.abs().max().item()) == 0 for n, t in tensors.items()
+                   if n not in ("Q", "K", "V", "O") and t.dtype == self.torch.int32)
+
     def launcher(self, k, cfg, shape, tensors):
         grid, block, smem = self.fam.launch(cfg, shape, self.dev)
+        keep = [tensors[n] for n in self.scratch(cfg, shape, tensors)]
         args = self.build_args(self.fam.spec["args"], tensors, self.fam.scope(cfg, shape, self.dev))
         fn = k.launcher(grid, block, smem, args)
         torch = self.torch
-        return lambda: fn(torch.cuda.current_stream().cuda_stream)
+        return lambda: (keep, fn(torch.cuda.current_stream().cuda_stream))
 
     def make_inputs(self, shape, seed, scale=1.0):
         torch = self.torch
@@ -176,9 +195,15 @@ class Bench:
 
     def run_checked(self, k, cfg, shape, tensors, ref):
         tensors["O"].fill_(float("nan"))
-        self.launcher(k, cfg, shape, tensors)()
+        fn = self.launcher(k, cfg, shape, tensors)
+        fn()
+        fn()  # twice: the second launch sees the counters the first one left
         self.torch.cuda.synchronize()
-        return kb.errors(tensors["O"], ref)
+        err = kb.errors(tensors["O"], ref)
+        if not self.counters_zero(tensors):
+            err["finite"] = False
+            err["counters"] = "not reset"
+        return err
 
     def passes(self, err, dtype):
         tol = self.fam.tolerance(dtype)
@@ -299,6 +324,8 @@ class Bench:
                                              reps=self.args.reps))
                     torch.cuda.synchronize()
                     err2 = kb.errors(t["O"], ref)
+                    if not self.counters_zero(t):
+                        err2["finite"] = False
                     row["err_after_timing"] = err2
                     if not self.passes(err2, shape["dtype"]):
                         row["status"] = "wrong_result"
@@ -379,6 +406,9 @@ def main():
         configs += c["configs"] if isinstance(c, dict) else c
     for g in args.grid:
         configs += grid_configs(g, fam)
+    for c in configs:  # params a config file predates take the spec's first value
+        for n, vals in fam.params.items():
+            c.setdefault(n, vals[0])
     seen, uniq = set(), []
     for c in configs:
         if cfg_key(c) not in seen:

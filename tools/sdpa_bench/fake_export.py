@@ -41,7 +41,8 @@ args = []
 for x in fam.spec["args"]:
     if "buffer" in x:
         b = [b for b in fam.spec["buffers"] if b["name"] == x["buffer"]][0]
-        args.append({"kind": "buffer", "name": b["name"], "dtype": shape["dtype"], "count": int(kb.ev(b["count"], sc))})
+        args.append({"kind": "buffer", "name": b["name"], "dtype": kb.ev(b["dtype"], sc), "role": b["role"],
+                     "count": int(kb.ev(b["count"], sc))})
     elif "i32" in x:
         args.append({"kind": "i32", "value": int(kb.ev(x["i32"], sc))})
     else:
