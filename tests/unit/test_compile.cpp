@@ -1,6 +1,7 @@
 // NVRTC compilation, resource report parsing and the cubin cache; runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,6 +10,8 @@
 #include "compile/compiler.hpp"
 #include "compile/cubin_elf.hpp"
 #include "compile/ptxas_report.hpp"
+#include "family/family.hpp"
+#include "family/render.hpp"
 #include "util/hash.hpp"
 
 namespace fs = std::filesystem;
@@ -302,4 +305,33 @@ TEST_F(CompileTest, WithoutACacheTheCubinStillHasAFile) {
   ASSERT_TRUE(k.ok) << k.log;
   EXPECT_FALSE(k.from_cache);
   EXPECT_TRUE(fs::exists(k.cubin_path));
+}
+
+// The worker's GPU tests rely on the vecadd test family: every variant they use must load,
+// render and compile, which needs no GPU.
+TEST_F(CompileTest, VecaddTestFamilyCompiles) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / "families" / "vecadd" / "vecadd.json");
+  CubinCache cache(dir_);
+  for (const std::string dtype : {"f32", "f16", "bf16"}) {
+    const Shape s{{"N", int64_t{4096}}, {"dtype", dtype}};
+    const CompiledKernel ref = compile_variant(render_reference(f, s), "sm_90", &cache);
+    ASSERT_TRUE(ref.ok) << ref.log;
+    for (const std::string bug : {"none", "wrong", "unwritten", "oob", "stateful"}) {
+      const Config c{{"BLOCK", int64_t{128}}, {"VEC", int64_t{2}}, {"BUG", bug}, {"SMEM_KB", int64_t{64}}};
+      const Variant v = render_variant(f, c, s);
+      std::string upper = bug;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      EXPECT_NE(v.source.find("#define KF_BUG_" + upper + " 1"), std::string::npos);
+      const CompiledKernel k = compile_variant(v, "sm_90", &cache);
+      EXPECT_TRUE(k.ok) << dtype << " " << bug << ": " << k.log;
+    }
+  }
+  // The gate shapes the worker tests count on: campaign, odd, one, large_inputs.
+  const auto cases = gate_shapes(f, Shape{{"N", int64_t{1} << 20}, {"dtype", std::string("f32")}});
+  ASSERT_EQ(cases.size(), 4u);
+  const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
+  const Config vec4{{"BLOCK", int64_t{256}}, {"VEC", int64_t{4}}, {"BUG", std::string("none")}, {"SMEM_KB", int64_t{0}}};
+  int admitted = 0;
+  for (const auto& [gc, s] : cases) admitted += !violated_constraint(f, vec4, s, h100);
+  EXPECT_EQ(admitted, 2);
 }
