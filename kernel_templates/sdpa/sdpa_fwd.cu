@@ -16,6 +16,10 @@
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
 //                 reset to 0 by it) merges them and writes O. One launch.
+//   KF_KV_MERGE_GMEM | KF_KV_MERGE_CLUSTER  (KV_SPLITS > 1) merge through global scratch + atomic counter,
+//                 or (sm_90) the split CTAs form a thread-block cluster: each parks its slice in its own smem,
+//                 cluster barrier, CTA r merges the rows of warps w with w % KV_SPLITS == r over DSMEM
+//   KF_P_EARLY  (mma path) 1: pack P to 16-bit pairs right after exp2 (the fp32 scores die before P V)
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
@@ -53,7 +57,49 @@ typedef kf::dtype_traits<elem_t> TR;
 #ifndef KF_LAZY_RESCALE
 #define KF_LAZY_RESCALE 0
 #endif
+#ifndef KF_P_EARLY
+#define KF_P_EARLY 0
+#endif
+constexpr bool P_EARLY = KF_P_EARLY != 0;
 constexpr int KS = KF_KV_SPLITS;
+#if defined(KF_KV_MERGE_CLUSTER) && KF_KV_SPLITS > 1
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "KV_MERGE=cluster needs sm_90"
+#endif
+#define KF_USE_CLUSTER 1
+#define KF_CLUSTER_ATTR __cluster_dims__(KF_KV_SPLITS, 1, 1)
+#else
+#define KF_USE_CLUSTER 0
+#define KF_CLUSTER_ATTR
+#endif
+
+// Thread-block cluster helpers (sm_90): barrier, rank, distributed shared memory loads.
+__device__ __forceinline__ void cluster_sync_all() {
+#if KF_USE_CLUSTER
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if KF_USE_CLUSTER
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+__device__ __forceinline__ unsigned dsmem_map(unsigned saddr, unsigned rank) {
+  unsigned r = saddr;
+#if KF_USE_CLUSTER
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(saddr), "r"(rank));
+#endif
+  return r;
+}
+__device__ __forceinline__ float2 dsmem_ld2(unsigned caddr) {
+  float2 v = make_float2(0.f, 0.f);
+#if KF_USE_CLUSTER
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(caddr) : "memory");
+#endif
+  return v;
+}
 
 constexpr int HD = KF_D;
 constexpr int BM = KF_BLOCK_M;
@@ -184,6 +230,7 @@ struct Path {
       n0 += wn * BNW;
     }
     float s[MT][NTN][4];
+    unsigned pk[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -247,8 +294,12 @@ struct Path {
         for (int n = 0; n < NTN; ++n) {
           const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
           const float p1 = kf::fast_exp2(fmaf(s[mt][n][2 * r + 1], sl2, -m_use));
-          s[mt][n][2 * r] = p0;
-          s[mt][n][2 * r + 1] = p1;
+          if constexpr (P_EARLY) {
+            pk[mt][n][r] = TR::pack2(p0, p1);
+          } else {
+            s[mt][n][2 * r] = p0;
+            s[mt][n][2 * r + 1] = p1;
+          }
           rs += p0 + p1;
         }
         row[mt][r].l = row[mt][r].l * alpha + rs;
@@ -273,10 +324,17 @@ struct Path {
       unsigned a[MT][4];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        a[mt][0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-        a[mt][1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-        a[mt][2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-        a[mt][3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+        if constexpr (P_EARLY) {
+          a[mt][0] = pk[mt][2 * kk][0];
+          a[mt][1] = pk[mt][2 * kk][1];
+          a[mt][2] = pk[mt][2 * kk + 1][0];
+          a[mt][3] = pk[mt][2 * kk + 1][1];
+        } else {
+          a[mt][0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+          a[mt][1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+          a[mt][2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+          a[mt][3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+        }
       }
 #pragma unroll
       for (int dp = 0; dp < HD / 16; ++dp) {
@@ -357,6 +415,7 @@ struct Path {
 
   // Split-KV (WARPS_N == 1). Scratch layout per CTA slot, in fragment order so every access is one
   // coalesced float2 per lane: O part [warp][mt][d][r][lane] (float2), (m, l) [warp][mt][r][lane] (float2).
+  template <bool SMEM>
   __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
     float2* o2 = reinterpret_cast<float2*>(op);
     float2* m2 = reinterpret_cast<float2*>(ml);
@@ -365,18 +424,22 @@ struct Path {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const float l = kf::quad_sum(row[mt][r].l);
-        __stcg(m2 + ((warp * MT + mt) * 2 + r) * 32 + lane, make_float2(row[mt][r].m, l));
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        if (SMEM) m2[mi] = make_float2(row[mt][r].m, l);
+        else __stcg(m2 + mi, make_float2(row[mt][r].m, l));
 #pragma unroll
-        for (int d = 0; d < NTD; ++d)
-          __stcg(o2 + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
+        for (int d = 0; d < NTD; ++d) {
+          const int oi = (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane;
+          if (SMEM) o2[oi] = make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
+          else __stcg(o2 + oi, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
+        }
       }
   }
   // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
-  __device__ __forceinline__ void merge_partials(const float* __restrict__ op, const float* __restrict__ ml, int self) {
-    const float2* o2 = reinterpret_cast<const float2*>(op);
-    const float2* m2 = reinterpret_cast<const float2*>(ml);
+  // LD(sp, kind, index): float2 of slot sp; kind 0 = (m, l) array, 1 = O array (float2 indices as in save_partial).
+  template <class LD>
+  __device__ __forceinline__ void merge_partials(LD ld, int self) {
     const int t = lane & 3;
-    constexpr int SLOT_O = BM * HD / 2, SLOT_ML = BM * 4;  // float2 per slot
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -386,7 +449,7 @@ struct Path {
         float mtot = row[mt][r].m;
 #pragma unroll
         for (int sp = 0; sp < KS; ++sp) {
-          oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : __ldcg(m2 + sp * SLOT_ML + mi);
+          oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : ld(sp, 0, mi);
           mtot = fmaxf(mtot, oml[sp].x);
         }
         const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
@@ -404,7 +467,7 @@ struct Path {
           l += oml[sp].y * f;
 #pragma unroll
           for (int d = 0; d < NTD; ++d) {
-            const float2 v = __ldcg(o2 + sp * SLOT_O + (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane);
+            const float2 v = ld(sp, 1, (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane);
             o[mt][d][2 * r] = fmaf(v.x, f, o[mt][d][2 * r]);
             o[mt][d][2 * r + 1] = fmaf(v.y, f, o[mt][d][2 * r + 1]);
           }
@@ -682,7 +745,7 @@ static_assert(KS == 1, "KV_SPLITS > 1 needs the mma path");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
 static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");
 
-extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
+extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
              elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
              float* __restrict__ MLpart, int* __restrict__ Cnt) {
@@ -768,12 +831,40 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
       path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2);
   }
   kf::cp_async_wait<0>();
+#if defined(KF_DIAG) && KF_DIAG == 1
+  if (path.row[0][0].l == -1.f) O[0] = TR::from_float(0.f);  // timing diagnostic: no merge, no store
+  return;
+#endif
 #if defined(KF_MMA_MMA)
   path.combine(reinterpret_cast<float*>(sK));
+#if KF_USE_CLUSTER
+  {
+    // each CTA parks its slice in its own smem (over the idle K/V ring), cluster barrier, then CTA r merges
+    // (over DSMEM) and stores the rows of warps w with w % KS == r; a second barrier keeps every CTA's smem
+    // alive until all remote reads are done
+    float* part = reinterpret_cast<float*>(sK);  // O [BM * HD] then (m, l) [BM * 8]
+    __syncthreads();  // every warp is done with the K/V ring
+    path.template save_partial<true>(part, part + BM * HD);
+    cluster_sync_all();
+    const int rank = (int)cluster_rank();
+    if (warp % KS == rank) {
+      const unsigned base = kf::smem_u32(part);
+      path.merge_partials(
+          [&](int sp, int kind, int idx) {
+            const unsigned a = base + (unsigned)(kind == 1 ? idx * 8 : BM * HD * 4 + idx * 8);
+            return dsmem_ld2(dsmem_map(a, (unsigned)sp));
+          },
+          rank);
+      path.store(sQ, Oh, m0, S);
+    }
+    cluster_sync_all();
+    return;
+  }
+#endif
   if constexpr (KS > 1) {
     // publish this slice, count arrivals; the last CTA of the query block merges and stores
     const size_t blk = ((size_t)b * H + h) * nblk + mblk;
-    path.save_partial(Opart + (blk * KS + split) * (BM * HD), MLpart + (blk * KS + split) * (BM * 8));
+    path.template save_partial<false>(Opart + (blk * KS + split) * (BM * HD), MLpart + (blk * KS + split) * (BM * 8));
     __threadfence();
     __syncthreads();  // also: every warp is done with the K/V ring, reused below for the flag
     volatile int* flag = reinterpret_cast<volatile int*>(sK);
@@ -786,7 +877,13 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
     __syncthreads();
     if (!*flag) return;
     __threadfence();
-    path.merge_partials(Opart + blk * KS * (BM * HD), MLpart + blk * KS * (BM * 8), split);
+    const float2* o2 = reinterpret_cast<const float2*>(Opart + blk * KS * (BM * HD));
+    const float2* m2 = reinterpret_cast<const float2*>(MLpart + blk * KS * (BM * 8));
+    path.merge_partials(
+        [&](int sp, int kind, int idx) {
+          return kind == 1 ? __ldcg(o2 + sp * (BM * HD / 2) + idx) : __ldcg(m2 + sp * (BM * 4) + idx);
+        },
+        split);
   }
 #endif
   path.store(sQ, Oh, m0, S);

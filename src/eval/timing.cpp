@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
+#include <optional>
 
 #include "eval/stats.hpp"
 #include "gpu/check.hpp"
@@ -55,17 +57,32 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
   // Enough launches per graph that one replay lasts about graph_ms; the cap bounds the time
   // spent instantiating a graph for a tiny kernel.
   const int per_graph = static_cast<int>(std::clamp(std::llround(o.graph_ms / per_launch_ms), 1LL, 2000LL));
-  const gpu::GraphExec graph = gpu::GraphExec::capture(s, [&] {
-    for (int i = 0; i < per_graph; ++i) launch();
-  });
-  graph.launch(s);  // first replay uploads the graph; not measured
+  std::optional<gpu::GraphExec> graph;
+  try {
+    graph.emplace(gpu::GraphExec::capture(s, [&] {
+      for (int i = 0; i < per_graph; ++i) launch();
+    }));
+  } catch (const gpu::CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();
+    // Still a per-launch time from back-to-back launches, with some launch overhead in it.
+    std::cerr << "kforge worker: graph capture failed (" << e.what() << "); timing batches of plain launches\n";
+  }
+  auto replay = [&] {
+    if (graph) {
+      graph->launch(s);
+    } else {
+      for (int i = 0; i < per_graph; ++i) launch();
+    }
+  };
+  replay();  // the first replay uploads the graph; not measured
   s.synchronize();
 
   gpu::Event a, b;
   std::vector<double> samples;
   while (!enough(samples, o, graph_deadline)) {
     a.record(s);
-    graph.launch(s);
+    replay();
     b.record(s);
     b.synchronize();
     samples.push_back(1000.0 * gpu::elapsed_ms(a, b) / per_graph);

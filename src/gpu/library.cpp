@@ -39,8 +39,13 @@ cudaKernel_t Library::kernel(const std::string& name) const {
 cudaError_t set_max_dynamic_smem(cudaKernel_t k, unsigned bytes) {
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  return cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes), device);
+  const cudaError_t e = cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       static_cast<int>(bytes), device);
+  if (e == cudaSuccess || is_sticky(e)) return e;
+  // The generic entry point also takes a cudaKernel_t; its answer is the one reported.
+  cudaGetLastError();
+  return cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(bytes));
 }
 
 cudaError_t launch(cudaKernel_t k, const LaunchDims& d, void** args, const Stream& s) {

@@ -56,7 +56,8 @@ def grid_configs(text, fam):
             vals.append(int(v) if v.lstrip("-").isdigit() else v)
         given[k] = vals
     names = list(fam.params.keys())
-    lists = [given.get(n, [fam.params[n][0]]) for n in names]
+    names += [n for n in given if n not in names]  # extra defines (diagnostics), e.g. DIAG=1
+    lists = [given.get(n, [fam.params[n][0]] if n in fam.params else [0]) for n in names]
     return [dict(zip(names, combo)) for combo in itertools.product(*lists)]
 
 
@@ -309,6 +310,9 @@ class Bench:
                 row["err"] = err
                 if not self.passes(err, shape["dtype"]):
                     row["status"] = "wrong_result"
+                    if self.args.time_anyway:  # diagnostics only: never a valid result
+                        row.update(kb.time_graph(self.launcher(kern, cfg, shape, t), target_us=self.args.target_us,
+                                                 reps=self.args.reps))
                     rows.append(row)
                     continue
                 if not self.args.skip_gate:
@@ -384,6 +388,7 @@ def main():
     ap.add_argument("--filter", action="append", default=[], help="keep shapes with NAME=value")
     ap.add_argument("--skip-gate", action="store_true")
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--time-anyway", action="store_true", help="diagnostics: also time configs that fail the check")
     ap.add_argument("--compile-only", action="store_true", help="no GPU: compile with nvcc for --arch")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--jobs", type=int, default=16)

@@ -21,7 +21,7 @@ for path in sys.argv[1:]:
         tag = ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
         print(f"{tag}  flash {bt.get('torch.flash') or 0:.1f}  cudnn {bt.get('torch.cudnn') or 0:.1f}  "
               f"ok {len(ok)} failed {len(bad)}")
-        for key in ["KV_SPLITS", "LAZY_RESCALE"]:
+        for key in ["KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY"]:
             vals = sorted({r["config"].get(key) for r in ok})
             if len(vals) < 2:
                 continue
@@ -32,7 +32,7 @@ for path in sys.argv[1:]:
                 c = b["config"]
                 print(f"   {key}={v}: {b['median_us']:8.2f} us  x/flash {fl:.3f}  x/cudnn {cu:.3f}  regs {b.get('regs')}  "
                       f"BM{c['BLOCK_M']} BN{c['BLOCK_N']} W{c['WARPS']} ST{c['STAGES']} Q{c['Q_IN']} "
-                      f"KS{c['KV_SPLITS']} LZ{c['LAZY_RESCALE']}")
+                      f"KS{c['KV_SPLITS']}{c.get('KV_MERGE', '')[:2]} LZ{c['LAZY_RESCALE']} PE{c.get('P_EARLY', 0)}")
         if "name" in (ok[0] if ok else {}):
             for r in sorted(ok, key=lambda r: r["median_us"]):
                 print(f"     {r['median_us']:8.2f}  {r['name']}  regs {r.get('regs')}")
