@@ -20,6 +20,7 @@
 //                 or (sm_90) the split CTAs form a thread-block cluster: each parks its slice in its own smem,
 //                 cluster barrier, CTA r merges the rows of warps w with w % KV_SPLITS == r over DSMEM
 //   KF_P_EARLY  (mma path) 1: pack P to 16-bit pairs right after exp2 (the fp32 scores die before P V)
+//   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
@@ -61,6 +62,10 @@ typedef kf::dtype_traits<elem_t> TR;
 #define KF_P_EARLY 0
 #endif
 constexpr bool P_EARLY = KF_P_EARLY != 0;
+#ifndef KF_PIPE_QK
+#define KF_PIPE_QK 0
+#endif
+constexpr bool PIPE_QK = KF_PIPE_QK != 0;
 constexpr int KS = KF_KV_SPLITS;
 #if defined(KF_KV_MERGE_CLUSTER) && KF_KV_SPLITS > 1
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -206,6 +211,7 @@ struct Path {
     }
   }
 
+  static constexpr int kNTN = NTN;
   __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk) const {
     const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
     const int c = kk * 16 + kf::lm_a_col(lane);
@@ -230,7 +236,12 @@ struct Path {
       n0 += wn * BNW;
     }
     float s[MT][NTN][4];
-    unsigned pk[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)
+    qk(sQ, sK, s);
+    softmax_pv<MASK>(s, sV, n0, m0, S, sl2);
+  }
+
+  // S = Q K^T for one tile (this warp's key group)
+  __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -260,7 +271,13 @@ struct Path {
         }
       }
     }
+  }
 
+  // mask, online softmax, O += P V for one tile whose scores are in s
+  template <bool MASK>
+  __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int m0, int S,
+                                             float sl2) {
+    unsigned pk[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)
     const int g = lane >> 2, t = lane & 3;
     if constexpr (MASK) {
 #pragma unroll
@@ -802,6 +819,41 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   int first_mask = S / BN;
   if (CAUSAL) first_mask = min(first_mask, m0 / BN);
 
+#if defined(KF_MMA_MMA)
+  if constexpr (PIPE_QK) {
+    // Q K^T of tile jj+1 is issued before the softmax of tile jj, so the tensor pipe works while the
+    // MUFU/ALU pipes do the softmax (one warp per scheduler cannot overlap them otherwise).
+    // Needs K_{jj+1} and V_jj resident: STAGES >= 3, one wait depth less than the plain loop.
+    static_assert(STAGES >= 3 && !SPLIT_WAIT && WN == 1, "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
+    float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
+    kf::cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    if (ntiles > 0) path.qk(sQ, sK, sc);
+    for (int jj = 0; jj < ntiles; ++jj) {
+      const int j = t0 + jj;
+      kf::cp_async_wait<STAGES - 3>();
+      __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
+      const int jn = jj + STAGES - 1;
+      if (jn < ntiles) {
+        load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
+        load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
+      }
+      kf::cp_async_commit();
+      if (jj + 1 < ntiles) path.qk(sQ, sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+      const elem_t* tV = sV + (jj % STAGES) * KV_ELEMS;
+      if (j >= first_mask)
+        path.template softmax_pv<true>(sc, tV, j * BN, m0, S, sl2);
+      else
+        path.template softmax_pv<false>(sc, tV, j * BN, m0, S, sl2);
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int n = 0; n < Path::kNTN; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) sc[mt][n][e] = sn[mt][n][e];
+    }
+  } else
+#endif
   for (int jj = 0; jj < ntiles; ++jj) {
     const int j = t0 + jj;  // absolute key tile
     const int slot = STAGES == 1 ? 0 : jj % STAGES;
