@@ -824,14 +824,14 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     // Q K^T of tile jj+1 is issued before the softmax of tile jj, so the tensor pipe works while the
     // MUFU/ALU pipes do the softmax (one warp per scheduler cannot overlap them otherwise).
     // Needs K_{jj+1} and V_jj resident: STAGES >= 3, one wait depth less than the plain loop.
-    static_assert(STAGES >= 3 && !SPLIT_WAIT && WN == 1, "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
+    static_assert(!PIPE_QK || (STAGES >= 3 && !SPLIT_WAIT && WN == 1), "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
     float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
-    kf::cp_async_wait<STAGES - 2>();
+    kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
     __syncthreads();
     if (ntiles > 0) path.qk(sQ, sK, sc);
     for (int jj = 0; jj < ntiles; ++jj) {
       const int j = t0 + jj;
-      kf::cp_async_wait<STAGES - 3>();
+      kf::cp_async_wait<(STAGES >= 3 ? STAGES - 3 : 0)>();
       __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
       const int jn = jj + STAGES - 1;
       if (jn < ntiles) {
