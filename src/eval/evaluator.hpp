@@ -9,21 +9,22 @@
 
 #include "eval/dataset.hpp"
 #include "eval/protocol.hpp"
+#include "eval/request_loop.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/library.hpp"
 #include "gpu/stream.hpp"
 
 namespace kf {
 
-class Evaluator {
+class Evaluator : public RequestHandler {
  public:
   explicit Evaluator(DeviceLimits dev);
-  ~Evaluator();
+  ~Evaluator() override;
 
   // Never throws for the candidate's faults, except a sticky CUDA error (gpu::CudaError with
   // sticky()), after which the process must answer runtime_fault and exit.
-  EvalResult evaluate(const EvalRequest& req);
-  TimeManyResult time_many(const TimeManyRequest& req);
+  EvalResult evaluate(const EvalRequest& req) override;
+  TimeManyResult time_many(const TimeManyRequest& req) override;
 
  private:
   struct Candidate;
