@@ -1,5 +1,6 @@
 // NVRTC compilation of variants to cubins, a persistent cubin cache, and a thread pool.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -46,6 +47,9 @@ class CubinCache {
 // Compiles one variant for a base arch ("sm_90"; the variant's suffix is appended). Uses the
 // cache when given. Compile errors come back as ok=false with the log, never as exceptions.
 CompiledKernel compile_variant(const Variant& v, const std::string& base_arch, CubinCache* cache);
+
+// NVRTC compilations this process has run (cache hits do not count): for tests and progress.
+uint64_t nvrtc_compile_count();
 
 // NVRTC on N threads. Futures resolve in any order; the pool drains on destruction.
 class CompilePool {

@@ -8,7 +8,8 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
-#include <variant>
+
+#include "space/value.hpp"
 
 namespace kf {
 
@@ -93,27 +94,11 @@ auto nested(const std::string& where, F&& read) -> decltype(read()) {
   }
 }
 
-// Private stand-ins for to_json(Assignment) / assignment_from_json (space/value.hpp), which
-// are not on main yet; the encoding is the same: an object of ints, reals and strings.
-json assignment_json(const Assignment& a) {
-  json j = json::object();
-  for (const auto& kv : a) std::visit([&](const auto& x) { j[kv.first] = x; }, kv.second);
-  return j;
-}
-
+// A Config or Shape field (space/value.hpp's encoding), errors prefixed with its name.
 Assignment assignment_from(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) fail(std::string("missing field '") + name + "'");
-  if (!it->is_object())
-    fail(std::string("field '") + name + "': expected object, got " + it->type_name());
-  Assignment a;
-  for (const auto& [key, v] : it->items()) {
-    if (v.is_number_integer()) a[key] = convert<int64_t>(v, key.c_str());
-    else if (v.is_number()) a[key] = v.get<double>();
-    else if (v.is_string()) a[key] = v.get<std::string>();
-    else fail(std::string("field '") + name + "." + key + "': expected number or string, got " + v.type_name());
-  }
-  return a;
+  return nested(std::string("field '") + name + "'", [&] { return assignment_from_json(*it); });
 }
 
 }  // namespace
@@ -169,8 +154,8 @@ json to_json(const EvalRequest& r) {
   return {{"type", "evaluate"},
           {"id", r.id},
           {"spec_path", r.spec_path},
-          {"config", assignment_json(r.config)},
-          {"shape", assignment_json(r.shape)},
+          {"config", to_json(r.config)},
+          {"shape", to_json(r.shape)},
           {"cubin_path", r.cubin_path},
           {"ref_cubin_path", r.ref_cubin_path},
           {"seed", r.seed},

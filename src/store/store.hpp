@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -81,6 +82,8 @@ struct BaselineRecord {
   std::string created_at;
 };
 
+// Safe to share between threads (calls are serialised) and to open from several processes
+// at once: readers see committed data while a campaign writes.
 class Store {
  public:
   // Opens or creates the database (and applies migrations). Throws StoreError if the file is
@@ -91,6 +94,11 @@ class Store {
   Store& operator=(const Store&) = delete;
   const std::filesystem::path& path() const;
 
+  // The spec hash a family's results were produced with (newest wins); "" if never set,
+  // nullopt for a family the database has not seen.
+  void set_family_spec_hash(const std::string& family, const std::string& spec_hash);
+  std::optional<std::string> family_spec_hash(const std::string& family) const;
+
   int64_t create_campaign(const CampaignRecord& c);
   std::optional<CampaignRecord> campaign(int64_t id) const;
   std::vector<CampaignRecord> campaigns() const;
@@ -100,10 +108,13 @@ class Store {
   // Written (and committed) before a request is dispatched to a worker.
   int64_t begin_attempt(int64_t campaign_id, const std::string& family, const Config& c,
                         const Shape& s, const DeviceKey& d);
-  // Records the evaluation and closes the attempt, in one transaction.
+  // Records the evaluation and closes the attempt, in one transaction. The attempt decides
+  // campaign, config, shape and device; a record that names a family must match them.
+  // Throws StoreError for an unknown attempt or one already done or interrupted.
   int64_t finish_attempt(int64_t attempt_id, const EvaluationRecord& e);
   // Records an evaluation that needs no attempt (invalid / compile_error before dispatch).
   int64_t add_evaluation(const EvaluationRecord& e);
+  // campaign_id 0 (here and in begin_attempt) means "no campaign".
   // Attempts of a campaign that never finished become evaluations with status interrupted;
   // returns them (family, config, shape) so the campaign can retry each at most once.
   std::vector<EvaluationRecord> close_interrupted(int64_t campaign_id);
@@ -112,7 +123,7 @@ class Store {
                                             const std::optional<Shape>& shape = std::nullopt,
                                             const std::optional<DeviceKey>& device = std::nullopt,
                                             std::optional<int64_t> campaign_id = std::nullopt) const;
-  // Fastest ok evaluation per config, ascending by median; at most k.
+  // Fastest ok evaluation per config, ascending by median; at most k. device nullopt: any.
   std::vector<EvaluationRecord> top(const std::string& family, const Shape& shape,
                                     const std::optional<DeviceKey>& device, size_t k) const;
   std::optional<EvaluationRecord> best(const std::string& family, const Shape& shape,
@@ -124,12 +135,14 @@ class Store {
   // Number of interrupted evaluations per config key (to retry at most once).
   std::map<std::string, int> interrupted_counts(const std::string& family, const Shape& shape,
                                                 const DeviceKey& device) const;
+  // Shapes known for a family (from campaigns, attempts, evaluations, baselines), first seen first.
   std::vector<Shape> shapes(const std::string& family) const;
   std::vector<DeviceKey> devices() const;
   // Status name -> count, for one campaign.
   std::map<std::string, int> status_counts(int64_t campaign_id) const;
 
   void add_baseline(const BaselineRecord& b);
+  // Every measurement kept; ordered by backend, newest first within a backend.
   std::vector<BaselineRecord> baselines(const std::string& family, const Shape& shape,
                                         const std::optional<DeviceKey>& device) const;
 

@@ -1,0 +1,942 @@
+// kforge family sdpa_fwd: scaled-dot-product attention forward, O = softmax(Q K^T * scale) V.
+// Layout [B, H, S, D] contiguous, 16-bit elements (f16 or bf16), fp32 accumulation.
+//
+// FlashAttention-2 structure: each CTA owns BLOCK_M query rows of one (b, h); each warp owns
+// BLOCK_M / WARPS of them; K/V are streamed once through a STAGES-deep cp.async ring of
+// BLOCK_N-row tiles; the softmax is online (running max and sum), in the base-2 domain.
+//
+// Parameters (#define KF_<NAME>, see docs/family_spec.md):
+//   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
+//   KF_MMA_MMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path
+//   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
+//   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
+//   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
+//   KF_WARPS_N  (mma path) warps that split each tile's keys; their (m, l, O) merge through smem
+//   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
+//   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
+//                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
+//                 reset to 0 by it) merges them and writes O. One launch.
+//   KF_KV_MERGE_GMEM | KF_KV_MERGE_CLUSTER  (KV_SPLITS > 1) merge through global scratch + atomic counter,
+//                 or (sm_90) the split CTAs form a thread-block cluster: each parks its slice in its own smem,
+//                 cluster barrier, CTA r merges the rows of warps w with w % KV_SPLITS == r over DSMEM
+//   KF_P_EARLY  (mma path) 1: pack P to 16-bit pairs right after exp2 (the fp32 scores die before P V)
+//   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
+//   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
+//   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
+// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
+//   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
+//   unused when KV_SPLITS == 1.
+// Launch: grid (ceil(S / BLOCK_M) * KV_SPLITS, H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+#include "common/dtype.cuh"
+#include "common/cp_async.cuh"
+#include "common/mma_sm80.cuh"
+#include "common/smem_layout.cuh"
+#include "common/online_softmax.cuh"
+#if defined(KF_MMA_WMMA)
+#include "common/wmma_helpers.cuh"
+#endif
+
+#if defined(KF_DTYPE_BF16)
+typedef __nv_bfloat16 elem_t;
+#else
+typedef __half elem_t;
+#endif
+typedef kf::dtype_traits<elem_t> TR;
+
+#ifndef KF_CAUSAL
+#define KF_CAUSAL 0
+#endif
+#ifndef KF_VEC
+#define KF_VEC 8
+#endif
+#ifndef KF_MIN_BLOCKS
+#define KF_MIN_BLOCKS 1
+#endif
+#ifndef KF_KV_SPLITS
+#define KF_KV_SPLITS 1
+#endif
+#ifndef KF_LAZY_RESCALE
+#define KF_LAZY_RESCALE 0
+#endif
+#ifndef KF_P_EARLY
+#define KF_P_EARLY 0
+#endif
+constexpr bool P_EARLY = KF_P_EARLY != 0;
+#ifndef KF_PIPE_QK
+#define KF_PIPE_QK 0
+#endif
+constexpr bool PIPE_QK = KF_PIPE_QK != 0;
+constexpr int KS = KF_KV_SPLITS;
+#if defined(KF_KV_MERGE_CLUSTER) && KF_KV_SPLITS > 1
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "KV_MERGE=cluster needs sm_90"
+#endif
+#define KF_USE_CLUSTER 1
+#define KF_CLUSTER_ATTR __cluster_dims__(KF_KV_SPLITS, 1, 1)
+#else
+#define KF_USE_CLUSTER 0
+#define KF_CLUSTER_ATTR
+#endif
+
+// Thread-block cluster helpers (sm_90): barrier, rank, distributed shared memory loads.
+__device__ __forceinline__ void cluster_sync_all() {
+#if KF_USE_CLUSTER
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if KF_USE_CLUSTER
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+__device__ __forceinline__ unsigned dsmem_map(unsigned saddr, unsigned rank) {
+  unsigned r = saddr;
+#if KF_USE_CLUSTER
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(saddr), "r"(rank));
+#endif
+  return r;
+}
+__device__ __forceinline__ float2 dsmem_ld2(unsigned caddr) {
+  float2 v = make_float2(0.f, 0.f);
+#if KF_USE_CLUSTER
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(caddr) : "memory");
+#endif
+  return v;
+}
+
+constexpr int HD = KF_D;
+constexpr int BM = KF_BLOCK_M;
+constexpr int BN = KF_BLOCK_N;
+constexpr int NW = KF_WARPS;
+constexpr int NT = 32 * NW;
+constexpr int STAGES = KF_STAGES;
+constexpr int VEC = KF_VEC;
+#ifndef KF_WARPS_N
+#define KF_WARPS_N 1
+#endif
+constexpr int WN = KF_WARPS_N;  // warps splitting each K/V tile's keys (combined at the end)
+constexpr int WM = NW / WN;     // warps along the query rows
+constexpr int RPW = BM / WM;    // query rows per warp
+constexpr bool CAUSAL = KF_CAUSAL != 0;
+#if defined(KF_KV_WAIT_SPLIT)
+constexpr bool SPLIT_WAIT = true;
+#else
+constexpr bool SPLIT_WAIT = false;
+#endif
+
+// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
+// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
+__device__ __forceinline__ void wait_v() {
+  if constexpr (SPLIT_WAIT) {
+    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
+    __syncthreads();
+  }
+}
+
+static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
+static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
+static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
+static_assert(STAGES >= 1, "STAGES >= 1");
+static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
+
+#if defined(KF_LAYOUT_SWIZZLED)
+typedef kf::SwizzledLayout<HD> Lay;
+#elif defined(KF_LAYOUT_PADDED)
+typedef kf::PaddedLayout<HD> Lay;
+#else
+typedef kf::PlainLayout<HD> Lay;
+#endif
+constexpr int ROWE = Lay::kRowElems;  // allocated elements per smem row
+
+// ---------------------------------------------------------------------------------------------
+// Tile loader: ROWS x HD elements from global rows [row0, row0 + ROWS) (rows >= S zero-filled).
+template <int ROWS>
+__device__ __forceinline__ void load_tile(elem_t* s, const elem_t* __restrict__ g, int row0, int S, int tid) {
+  constexpr int CPR = HD / VEC;  // chunks per row
+  constexpr int TOTAL = ROWS * CPR;
+  constexpr int ITERS = (TOTAL + NT - 1) / NT;
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int i = it * NT + tid;
+    if (TOTAL % NT == 0 || i < TOTAL) {
+      const int r = i / CPR;
+      const int c = (i % CPR) * VEC;
+      const int gr = row0 + r;
+      const bool ok = gr < S;
+      const elem_t* src = g + (size_t)(ok ? gr : 0) * HD + c;
+      kf::cp_async<VEC * 2>(s + Lay::off(r, c), src, ok);
+    }
+  }
+}
+
+// Shared-memory carve-up (must match the spec's smem_bytes):
+//   sQ [BM][ROWE], sK [STAGES][BN][ROWE], sV [STAGES][BN][ROWE], then (wmma) S, P, O scratch.
+constexpr int Q_ELEMS = BM * ROWE;
+constexpr int KV_ELEMS = BN * ROWE;
+
+// ---------------------------------------------------------------------------------------------
+// Compute paths. Each provides init(), tile(sQ, sK, sV, n0, m0, S, mask, scale_log2) and
+// store(sQ, O, m0, S). tile() is called by all threads after the tile is resident in smem.
+#if defined(KF_MMA_MMA)
+constexpr int MT = RPW / 16;  // 16-row m-tiles per warp
+static_assert(RPW % 16 == 0, "mma path: rows per warp must be a multiple of 16");
+constexpr int BNW = BN / WN;  // keys of each tile handled by one warp
+static_assert(BNW % 16 == 0, "BLOCK_N / WARPS_N must be a multiple of 16");
+constexpr int NTN = BNW / 8;  // 8-column score tiles
+constexpr int NTD = HD / 8;   // 8-column output tiles
+#if defined(KF_Q_IN_REGS)
+constexpr bool Q_REGS = true;
+#else
+constexpr bool Q_REGS = false;
+#endif
+
+struct Path {
+  float o[MT][NTD][4];
+  kf::OnlineRow row[MT][2];
+  unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
+  int warp, lane, wn;  // warp = row group (0..WM-1), wn = key group (0..WN-1)
+
+  __device__ __forceinline__ void init(int w, int l) {
+    warp = w % WM;
+    wn = w / WM;
+    lane = l;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int d = 0; d < NTD; ++d) o[mt][d][0] = o[mt][d][1] = o[mt][d][2] = o[mt][d][3] = 0.f;
+      row[mt][0].init();
+      row[mt][1].init();
+    }
+  }
+
+  static constexpr int kNTN = NTN;
+  __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk) const {
+    const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
+    const int c = kk * 16 + kf::lm_a_col(lane);
+    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + Lay::off(r, c));
+  }
+
+  __device__ __forceinline__ void q_to_regs(const elem_t* sQ) {
+    if constexpr (Q_REGS) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; ++kk) load_q_frag(qf[mt][kk], sQ, mt, kk);
+    }
+  }
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    if constexpr (WN > 1) {
+      sK += wn * BNW * ROWE;
+      sV += wn * BNW * ROWE;
+      n0 += wn * BNW;
+    }
+    float s[MT][NTN][4];
+    qk(sQ, sK, s);
+    softmax_pv<MASK>(s, sV, n0, m0, S, sl2);
+  }
+
+  // S = Q K^T for one tile (this warp's key group)
+  __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int n = 0; n < NTN; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;
+
+    // S = Q K^T
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        if constexpr (Q_REGS) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) a[mt][i] = qf[mt][kk][i];
+        } else {
+          load_q_frag(a[mt], sQ, mt, kk);
+        }
+      }
+#pragma unroll
+      for (int np = 0; np < BNW / 16; ++np) {
+        unsigned b0, b1, b2, b3;
+        kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          kf::mma_16816<TR::is_bf16>(s[mt][2 * np], a[mt], b0, b1);
+          kf::mma_16816<TR::is_bf16>(s[mt][2 * np + 1], a[mt], b2, b3);
+        }
+      }
+    }
+  }
+
+  // mask, online softmax, O += P V for one tile whose scores are in s
+  template <bool MASK>
+  __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int m0, int S,
+                                             float sl2) {
+    unsigned pk[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)
+    const int g = lane >> 2, t = lane & 3;
+    if constexpr (MASK) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int n = 0; n < NTN; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int col = n0 + n * 8 + 2 * t + (e & 1);
+            const int rowq = m0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;
+            bool masked = col >= S;
+            if (CAUSAL) masked = masked || col > rowq;
+            if (masked) s[mt][n][e] = KF_NEG_INF;
+          }
+    }
+
+    // online softmax, P kept in the score registers
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      float al[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float mx = KF_NEG_INF;
+#pragma unroll
+        for (int n = 0; n < NTN; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * r], s[mt][n][2 * r + 1]));
+        mx = kf::quad_max(mx);
+        float m_use;
+        const float alpha = row[mt][r].update(mx, sl2, m_use);
+        float rs = 0.f;
+#pragma unroll
+        for (int n = 0; n < NTN; ++n) {
+          const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
+          const float p1 = kf::fast_exp2(fmaf(s[mt][n][2 * r + 1], sl2, -m_use));
+          if constexpr (P_EARLY) {
+            pk[mt][n][r] = TR::pack2(p0, p1);
+          } else {
+            s[mt][n][2 * r] = p0;
+            s[mt][n][2 * r + 1] = p1;
+          }
+          rs += p0 + p1;
+        }
+        row[mt][r].l = row[mt][r].l * alpha + rs;
+        al[r] = alpha;
+      }
+      // alpha == 1 exactly when the row max did not move; a warp-uniform vote skips the pass
+      if (!KF_LAZY_RESCALE || __any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            o[mt][d][2 * r] *= al[r];
+            o[mt][d][2 * r + 1] *= al[r];
+          }
+      }
+    }
+
+    // O += P V
+    wait_v();
+#pragma unroll
+    for (int kk = 0; kk < BNW / 16; ++kk) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        if constexpr (P_EARLY) {
+          a[mt][0] = pk[mt][2 * kk][0];
+          a[mt][1] = pk[mt][2 * kk][1];
+          a[mt][2] = pk[mt][2 * kk + 1][0];
+          a[mt][3] = pk[mt][2 * kk + 1][1];
+        } else {
+          a[mt][0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+          a[mt][1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+          a[mt][2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+          a[mt][3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+        }
+      }
+#pragma unroll
+      for (int dp = 0; dp < HD / 16; ++dp) {
+        unsigned b0, b1, b2, b3;
+        kf::ldmatrix_x4_trans(b0, b1, b2, b3,
+                              sV + Lay::off(kk * 16 + kf::lm_bt_row(lane), dp * 16 + kf::lm_bt_col(lane)));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          kf::mma_16816<TR::is_bf16>(o[mt][2 * dp], a[mt], b0, b1);
+          kf::mma_16816<TR::is_bf16>(o[mt][2 * dp + 1], a[mt], b2, b3);
+        }
+      }
+    }
+  }
+
+  // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
+  // WARPS_N > 1: key groups 1.. park (m, l, O) in smem (over the K/V ring, idle by now);
+  // group 0 merges them: O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m).
+  __device__ __forceinline__ void combine(float* cbuf) {
+    if constexpr (WN > 1) {
+      const int g = lane >> 2, t = lane & 3;
+      constexpr int CLD = HD + 4;
+      __syncthreads();  // every warp is done reading the K/V ring
+      if (wn > 0) {
+        float* c = cbuf + (size_t)(wn - 1) * BM * CLD;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              c[rl * CLD + d * 8 + 2 * t] = o[mt][d][2 * r];
+              c[rl * CLD + d * 8 + 2 * t + 1] = o[mt][d][2 * r + 1];
+            }
+            const float l = kf::quad_sum(row[mt][r].l);
+            if (t == 0) {
+              c[rl * CLD + HD] = row[mt][r].m;
+              c[rl * CLD + HD + 1] = l;
+            }
+          }
+      }
+      __syncthreads();
+      if (wn == 0) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+            const float l0 = kf::quad_sum(row[mt][r].l);
+            float mtot = row[mt][r].m;
+#pragma unroll
+            for (int w = 1; w < WN; ++w) mtot = fmaxf(mtot, cbuf[((w - 1) * BM + rl) * CLD + HD]);
+            const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+            const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+            float l = l0 * f0;
+#pragma unroll
+            for (int d = 0; d < NTD; ++d) {
+              o[mt][d][2 * r] *= f0;
+              o[mt][d][2 * r + 1] *= f0;
+            }
+#pragma unroll
+            for (int w = 1; w < WN; ++w) {
+              const float* c = cbuf + ((size_t)(w - 1) * BM + rl) * CLD;
+              const float f = kf::fast_exp2(c[HD] - muse);
+              l += c[HD + 1] * f;
+#pragma unroll
+              for (int d = 0; d < NTD; ++d) {
+                o[mt][d][2 * r] += c[d * 8 + 2 * t] * f;
+                o[mt][d][2 * r + 1] += c[d * 8 + 2 * t + 1] * f;
+              }
+            }
+            row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+          }
+      }
+    }
+  }
+
+  // Split-KV (WARPS_N == 1). Scratch layout per CTA slot, in fragment order so every access is one
+  // coalesced float2 per lane: O part [warp][mt][d][r][lane] (float2), (m, l) [warp][mt][r][lane] (float2).
+  template <bool SMEM>
+  __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
+    float2* o2 = reinterpret_cast<float2*>(op);
+    float2* m2 = reinterpret_cast<float2*>(ml);
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        if (SMEM) m2[mi] = make_float2(row[mt][r].m, l);
+        else __stcg(m2 + mi, make_float2(row[mt][r].m, l));
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          const int oi = (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane;
+          if (SMEM) o2[oi] = make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
+          else __stcg(o2 + oi, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
+        }
+      }
+  }
+  // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
+  // LD(sp, kind, index): float2 of slot sp; kind 0 = (m, l) array, 1 = O array (float2 indices as in save_partial).
+  template <class LD>
+  __device__ __forceinline__ void merge_partials(LD ld, int self) {
+    const int t = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        float2 oml[KS];
+        float mtot = row[mt][r].m;
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : ld(sp, 0, mi);
+          mtot = fmaxf(mtot, oml[sp].x);
+        }
+        const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+        const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+        float l = kf::quad_sum(row[mt][r].l) * f0;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          o[mt][d][2 * r] *= f0;
+          o[mt][d][2 * r + 1] *= f0;
+        }
+#pragma unroll
+        for (int sp = 0; sp < KS; ++sp) {
+          if (sp == self) continue;
+          const float f = kf::fast_exp2(oml[sp].x - muse);
+          l += oml[sp].y * f;
+#pragma unroll
+          for (int d = 0; d < NTD; ++d) {
+            const float2 v = ld(sp, 1, (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane);
+            o[mt][d][2 * r] = fmaf(v.x, f, o[mt][d][2 * r]);
+            o[mt][d][2 * r + 1] = fmaf(v.y, f, o[mt][d][2 * r + 1]);
+          }
+        }
+        row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+      }
+  }
+
+  __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    if (WN > 1 && wn > 0) return;
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        const int rl = warp * RPW + mt * 16 + g + 8 * r;
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          *reinterpret_cast<unsigned*>(sQ + Lay::off(rl, d * 8 + 2 * t)) =
+              TR::pack2(o[mt][d][2 * r] * inv, o[mt][d][2 * r + 1] * inv);
+        }
+      }
+    }
+    __syncwarp();
+    constexpr int CPR = HD / 8;
+#pragma unroll
+    for (int i = lane; i < RPW * CPR; i += 32) {
+      const int r = i / CPR, c = (i % CPR) * 8;
+      const int gr = m0 + warp * RPW + r;
+      if (gr < S)
+        *reinterpret_cast<uint4*>(Oh + (size_t)gr * HD + c) =
+            *reinterpret_cast<const uint4*>(sQ + Lay::off(warp * RPW + r, c));
+    }
+  }
+};
+constexpr int EXTRA_SMEM = 0;
+
+#elif defined(KF_MMA_WMMA)
+// WMMA path: scores go through shared memory; O is accumulated in a shared fp32 tile.
+static_assert(RPW % 16 == 0, "wmma path: rows per warp must be a multiple of 16");
+static_assert(Lay::kWmmaOk, "wmma path needs a plain or padded layout");
+constexpr int MT = RPW / 16;
+constexpr int SLD = BN + 4;  // fp32 score row stride
+constexpr int PLD = BN + 8;  // 16-bit P row stride
+constexpr int OLD = HD + 4;  // fp32 O row stride
+constexpr int EXTRA_SMEM = BM * (SLD * 4 + PLD * 2 + OLD * 4);
+
+struct Path {
+  float* sS;
+  elem_t* sP;
+  float* sO;
+  float m[RPW], l[RPW];
+  int warp, lane;
+
+  __device__ __forceinline__ void init(int w, int ln) {
+    warp = w;
+    lane = ln;
+  }
+  __device__ __forceinline__ void set_scratch(unsigned char* base, elem_t* sQ) {
+    sS = reinterpret_cast<float*>(base);
+    sP = reinterpret_cast<elem_t*>(sS + BM * SLD);
+    sO = reinterpret_cast<float*>(sP + BM * PLD);
+    for (int i = lane; i < RPW * OLD; i += 32) sO[warp * RPW * OLD + i] = 0.f;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      m[r] = KF_NEG_INF;
+      l[r] = 0.f;
+    }
+    __syncwarp();
+  }
+  __device__ __forceinline__ void q_to_regs(const elem_t*) {}
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    using namespace kf;
+    const int rw = warp * RPW;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < BN / 16; ++nt) {
+        frag_acc acc;
+        wm::fill_fragment(acc, 0.f);
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; ++kk) {
+          frag_a_row<elem_t> a;
+          frag_b_col<elem_t> b;
+          wm::load_matrix_sync(a, sQ + (rw + mt * 16) * ROWE + kk * 16, ROWE);
+          wm::load_matrix_sync(b, sK + (nt * 16) * ROWE + kk * 16, ROWE);
+          wm::mma_sync(acc, a, b, acc);
+        }
+        wm::store_matrix_sync(sS + (rw + mt * 16) * SLD + nt * 16, acc, SLD, wm::mem_row_major);
+      }
+    }
+    __syncwarp();
+    // softmax row by row, the warp's lanes across the columns
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = rw + r;
+      float v[BN / 32 > 0 ? (BN + 31) / 32 : 1];
+      float mx = KF_NEG_INF;
+#pragma unroll
+      for (int i = 0; i < (BN + 31) / 32; ++i) {
+        const int c = lane + 32 * i;
+        float x = KF_NEG_INF;
+        if (c < BN) {
+          x = sS[rl * SLD + c];
+          if (MASK) {
+            const int col = n0 + c;
+            if (col >= S || (CAUSAL && col > m0 + rl)) x = KF_NEG_INF;
+          }
+        }
+        v[i] = x;
+        mx = fmaxf(mx, x);
+      }
+      mx = warp_max(mx);
+      float m_new = fmaxf(m[r], mx * sl2);
+      float m_use = m_new == KF_NEG_INF ? 0.f : m_new;
+      const float alpha = fast_exp2(m[r] - m_use);
+      m[r] = m_new;
+      float rs = 0.f;
+#pragma unroll
+      for (int i = 0; i < (BN + 31) / 32; ++i) {
+        const int c = lane + 32 * i;
+        if (c < BN) {
+          const float p = fast_exp2(fmaf(v[i], sl2, -m_use));
+          const elem_t pe = TR::from_float(p);
+          sP[rl * PLD + c] = pe;
+          rs += TR::to_float(pe);
+        }
+      }
+      l[r] = l[r] * alpha + warp_sum(rs);
+      for (int c = lane; c < HD; c += 32) sO[rl * OLD + c] *= alpha;
+    }
+    __syncwarp();
+    wait_v();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int dt = 0; dt < HD / 16; ++dt) {
+        frag_acc acc;
+        float* op = sO + (rw + mt * 16) * OLD + dt * 16;
+        wm::load_matrix_sync(acc, op, OLD, wm::mem_row_major);
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+          frag_a_row<elem_t> a;
+          frag_b_row<elem_t> b;
+          wm::load_matrix_sync(a, sP + (rw + mt * 16) * PLD + kk * 16, PLD);
+          wm::load_matrix_sync(b, sV + (kk * 16) * ROWE + dt * 16, ROWE);
+          wm::mma_sync(acc, a, b, acc);
+        }
+        wm::store_matrix_sync(op, acc, OLD, wm::mem_row_major);
+      }
+    }
+    __syncwarp();
+  }
+
+  __device__ __forceinline__ void store(elem_t*, elem_t* __restrict__ Oh, int m0, int S) {
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = warp * RPW + r;
+      const int gr = m0 + rl;
+      const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
+      if (gr < S)
+        for (int c = 2 * lane; c < HD; c += 64) {
+          *reinterpret_cast<unsigned*>(Oh + (size_t)gr * HD + c) =
+              TR::pack2(sO[rl * OLD + c] * inv, sO[rl * OLD + c + 1] * inv);
+        }
+    }
+  }
+};
+
+#else  // KF_MMA_SIMT
+// SIMT path: each warp walks its rows; lanes split the tile's keys for Q.K and the head dim for P.V.
+static_assert(BN % 32 == 0, "simt path: BLOCK_N must be a multiple of 32");
+static_assert(RPW <= 16, "simt path: at most 16 rows per warp");
+constexpr int EXTRA_SMEM = 0;
+constexpr int DPL = HD / 32;  // output columns per lane
+
+struct Path {
+  float o[RPW][DPL];
+  float m[RPW], l[RPW];
+  int warp, lane;
+
+  __device__ __forceinline__ void init(int w, int ln) {
+    warp = w;
+    lane = ln;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      m[r] = KF_NEG_INF;
+      l[r] = 0.f;
+#pragma unroll
+      for (int e = 0; e < DPL; ++e) o[r][e] = 0.f;
+    }
+  }
+  __device__ __forceinline__ void q_to_regs(const elem_t*) {}
+
+  template <bool MASK>
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+                                       float sl2) {
+    using namespace kf;
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int rl = warp * RPW + r;
+      float sc[BN / 32];
+      float mx = KF_NEG_INF;
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+        const int key = lane + 32 * i;
+        float acc = 0.f;
+#pragma unroll 8
+        for (int d = 0; d < HD; d += 2) {
+          const unsigned qq = *reinterpret_cast<const unsigned*>(sQ + Lay::off(rl, d));
+          const unsigned kk = *reinterpret_cast<const unsigned*>(sK + Lay::off(key, d));
+          const elem_t* qe = reinterpret_cast<const elem_t*>(&qq);
+          const elem_t* ke = reinterpret_cast<const elem_t*>(&kk);
+          acc = fmaf(TR::to_float(qe[0]), TR::to_float(ke[0]), acc);
+          acc = fmaf(TR::to_float(qe[1]), TR::to_float(ke[1]), acc);
+        }
+        if (MASK) {
+          const int col = n0 + key;
+          if (col >= S || (CAUSAL && col > m0 + rl)) acc = KF_NEG_INF;
+        }
+        sc[i] = acc;
+        mx = fmaxf(mx, acc);
+      }
+      mx = warp_max(mx);
+      const float m_new = fmaxf(m[r], mx * sl2);
+      const float m_use = m_new == KF_NEG_INF ? 0.f : m_new;
+      const float alpha = fast_exp2(m[r] - m_use);
+      m[r] = m_new;
+      float rs = 0.f;
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+        sc[i] = fast_exp2(fmaf(sc[i], sl2, -m_use));
+        rs += sc[i];
+      }
+      l[r] = l[r] * alpha + warp_sum(rs);
+#pragma unroll
+      for (int e = 0; e < DPL; ++e) o[r][e] *= alpha;
+      if (r == 0) wait_v();  // uniform across the CTA: every warp has RPW rows
+#pragma unroll
+      for (int i = 0; i < BN / 32; ++i) {
+#pragma unroll 4
+        for (int j = 0; j < 32; ++j) {
+          const float p = __shfl_sync(0xffffffffu, sc[i], j);
+          const int key = 32 * i + j;
+#pragma unroll
+          for (int e = 0; e < DPL; ++e) o[r][e] = fmaf(p, TR::to_float(sV[Lay::off(key, lane + 32 * e)]), o[r][e]);
+        }
+      }
+    }
+  }
+
+  __device__ __forceinline__ void store(elem_t*, elem_t* __restrict__ Oh, int m0, int S) {
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+      const int gr = m0 + warp * RPW + r;
+      const float inv = l[r] > 0.f ? 1.f / l[r] : 0.f;
+      if (gr < S) {
+#pragma unroll
+        for (int e = 0; e < DPL; ++e) Oh[(size_t)gr * HD + lane + 32 * e] = TR::from_float(o[r][e] * inv);
+      }
+    }
+  }
+};
+#endif
+
+// ---------------------------------------------------------------------------------------------
+#if !defined(KF_MMA_MMA)
+static_assert(KS == 1, "KV_SPLITS > 1 needs the mma path");
+#endif
+static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
+static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");
+
+extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
+    sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
+             elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
+             float* __restrict__ MLpart, int* __restrict__ Cnt) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw);
+  elem_t* sK = sQ + Q_ELEMS;
+  elem_t* sV = sK + STAGES * KV_ELEMS;
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  // the KV_SPLITS CTAs of one query block are adjacent in x; causal: heavy (late) query blocks first
+  const int nblk = (int)gridDim.x / KS;
+  const int bx = (int)blockIdx.x / KS, split = KS == 1 ? 0 : (int)blockIdx.x % KS;
+  const int mblk = CAUSAL ? nblk - 1 - bx : bx;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = mblk * BM;
+  const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
+  const elem_t* Qh = Q + head;
+  const elem_t* Kh = K + head;
+  const elem_t* Vh = V + head;
+  elem_t* Oh = O + head;
+
+  const int n_end = CAUSAL ? min(S, m0 + BM) : S;
+  const int ntiles_all = (n_end + BN - 1) / BN;
+  // this CTA's key tiles [t0, t0 + ntiles); a split may get none (it still reports m = -inf, l = 0)
+  const int per = (ntiles_all + KS - 1) / KS;
+  const int t0 = min(split * per, ntiles_all);
+  const int ntiles = min(t0 + per, ntiles_all) - t0;
+  const float sl2 = scale * KF_LOG2E;
+
+  Path path;
+  path.init(warp, lane);
+#if defined(KF_MMA_WMMA)
+  path.set_scratch(reinterpret_cast<unsigned char*>(sV + STAGES * KV_ELEMS), sQ);
+#endif
+
+  load_tile<BM>(sQ, Qh, m0, S, tid);
+  kf::cp_async_commit();
+  // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
+  // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
+  if constexpr (STAGES > 1) {
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; ++st) {
+      if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, (t0 + st) * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (st < ntiles) load_tile<BN>(sV + st * KV_ELEMS, Vh, (t0 + st) * BN, S, tid);
+      kf::cp_async_commit();
+    }
+  }
+  kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
+  __syncthreads();
+  path.q_to_regs(sQ);
+
+  // first tile that needs masking: past the causal diagonal of this block's first row or past S
+  int first_mask = S / BN;
+  if (CAUSAL) first_mask = min(first_mask, m0 / BN);
+
+#if defined(KF_MMA_MMA)
+  if constexpr (PIPE_QK) {
+    // Q K^T of tile jj+1 is issued before the softmax of tile jj, so the tensor pipe works while the
+    // MUFU/ALU pipes do the softmax (one warp per scheduler cannot overlap them otherwise).
+    // Needs K_{jj+1} and V_jj resident: STAGES >= 3, one wait depth less than the plain loop.
+    static_assert(STAGES >= 3 && !SPLIT_WAIT && WN == 1, "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
+    float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
+    kf::cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    if (ntiles > 0) path.qk(sQ, sK, sc);
+    for (int jj = 0; jj < ntiles; ++jj) {
+      const int j = t0 + jj;
+      kf::cp_async_wait<STAGES - 3>();
+      __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
+      const int jn = jj + STAGES - 1;
+      if (jn < ntiles) {
+        load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
+        load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
+      }
+      kf::cp_async_commit();
+      if (jj + 1 < ntiles) path.qk(sQ, sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+      const elem_t* tV = sV + (jj % STAGES) * KV_ELEMS;
+      if (j >= first_mask)
+        path.template softmax_pv<true>(sc, tV, j * BN, m0, S, sl2);
+      else
+        path.template softmax_pv<false>(sc, tV, j * BN, m0, S, sl2);
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int n = 0; n < Path::kNTN; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) sc[mt][n][e] = sn[mt][n][e];
+    }
+  } else
+#endif
+  for (int jj = 0; jj < ntiles; ++jj) {
+    const int j = t0 + jj;  // absolute key tile
+    const int slot = STAGES == 1 ? 0 : jj % STAGES;
+    if constexpr (STAGES == 1) {
+      if (jj > 0) __syncthreads();
+      load_tile<BN>(sK, Kh, j * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      load_tile<BN>(sV, Vh, j * BN, S, tid);
+      kf::cp_async_commit();
+      kf::cp_async_wait<SPLIT_WAIT ? 1 : 0>();
+      __syncthreads();
+    } else {
+      // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
+      kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
+      __syncthreads();
+      const int jn = jj + STAGES - 1;
+      if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
+      if (SPLIT_WAIT) kf::cp_async_commit();
+      if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
+      kf::cp_async_commit();
+    }
+    const elem_t* tK = sK + slot * KV_ELEMS;
+    const elem_t* tV = sV + slot * KV_ELEMS;
+    if (j >= first_mask)
+      path.template tile<true>(sQ, tK, tV, j * BN, m0, S, sl2);
+    else
+      path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2);
+  }
+  kf::cp_async_wait<0>();
+#if defined(KF_DIAG) && KF_DIAG == 1
+  if (path.row[0][0].l == -1.f) O[0] = TR::from_float(0.f);  // timing diagnostic: no merge, no store
+  return;
+#endif
+#if defined(KF_MMA_MMA)
+  path.combine(reinterpret_cast<float*>(sK));
+#if KF_USE_CLUSTER
+  {
+    // each CTA parks its slice in its own smem (over the idle K/V ring), cluster barrier, then CTA r merges
+    // (over DSMEM) and stores the rows of warps w with w % KS == r; a second barrier keeps every CTA's smem
+    // alive until all remote reads are done
+    float* part = reinterpret_cast<float*>(sK);  // O [BM * HD] then (m, l) [BM * 8]
+    __syncthreads();  // every warp is done with the K/V ring
+    path.template save_partial<true>(part, part + BM * HD);
+    cluster_sync_all();
+    const int rank = (int)cluster_rank();
+    if (warp % KS == rank) {
+      const unsigned base = kf::smem_u32(part);
+      path.merge_partials(
+          [&](int sp, int kind, int idx) {
+            const unsigned a = base + (unsigned)(kind == 1 ? idx * 8 : BM * HD * 4 + idx * 8);
+            return dsmem_ld2(dsmem_map(a, (unsigned)sp));
+          },
+          rank);
+      path.store(sQ, Oh, m0, S);
+    }
+    cluster_sync_all();
+    return;
+  }
+#endif
+  if constexpr (KS > 1) {
+    // publish this slice, count arrivals; the last CTA of the query block merges and stores
+    const size_t blk = ((size_t)b * H + h) * nblk + mblk;
+    path.template save_partial<false>(Opart + (blk * KS + split) * (BM * HD), MLpart + (blk * KS + split) * (BM * 8));
+    __threadfence();
+    __syncthreads();  // also: every warp is done with the K/V ring, reused below for the flag
+    volatile int* flag = reinterpret_cast<volatile int*>(sK);
+    if (tid == 0) {
+      const int prev = atomicAdd(Cnt + blk, 1);
+      const int last = prev == KS - 1;
+      if (last) Cnt[blk] = 0;  // every slice has arrived: leave the counter zero for the next launch
+      *flag = last;
+    }
+    __syncthreads();
+    if (!*flag) return;
+    __threadfence();
+    const float2* o2 = reinterpret_cast<const float2*>(Opart + blk * KS * (BM * HD));
+    const float2* m2 = reinterpret_cast<const float2*>(MLpart + blk * KS * (BM * 8));
+    path.merge_partials(
+        [&](int sp, int kind, int idx) {
+          return kind == 1 ? __ldcg(o2 + sp * (BM * HD / 2) + idx) : __ldcg(m2 + sp * (BM * 4) + idx);
+        },
+        split);
+  }
+#endif
+  path.store(sQ, Oh, m0, S);
+}

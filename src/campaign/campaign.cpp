@@ -1,0 +1,414 @@
+#include "campaign/campaign.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "campaign/evaluate_job.hpp"
+#include "campaign/progress.hpp"
+#include "campaign/seeding.hpp"
+#include "compile/compiler.hpp"
+#include "eval/worker_client.hpp"
+#include "strategy/strategy.hpp"
+
+namespace kf {
+
+std::atomic<bool> g_stop_requested{false};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Workers: one per GPU. "--gpus all" starts device 0, 1, ... until one has no device.
+std::vector<std::unique_ptr<WorkerClient>> start_workers(const CampaignOptions& o,
+                                                         std::vector<DeviceLimits>& devices) {
+  std::vector<std::unique_ptr<WorkerClient>> workers;
+  std::vector<int> ids = o.gpus;
+  const bool all = ids.empty();
+  if (all) ids = {0};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto argv = o.worker_argv;
+    argv.push_back("--device");
+    argv.push_back(std::to_string(ids[i]));
+    auto w = std::make_unique<WorkerClient>(argv, o.eval_timeout_s);
+    try {
+      devices.push_back(w->device());
+    } catch (const std::exception& e) {
+      if (all && !workers.empty()) break;  // past the last visible GPU
+      throw std::runtime_error(std::string(e.what()));
+    }
+    workers.push_back(std::move(w));
+    if (all && ids.size() < 64) ids.push_back(ids.back() + 1);
+  }
+  return workers;
+}
+
+// Work shared between the loop (which owns the strategy) and the GPU threads.
+struct Queues {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<EvalJob> jobs;
+  std::deque<JobResult> results;
+  size_t in_flight = 0;  // queued or being evaluated
+  bool closing = false;
+};
+
+struct Totals {
+  std::mutex mu;
+  double compile_s = 0, gpu_s = 0;
+  size_t compiled = 0, cache_hits = 0;
+};
+
+void gpu_thread(WorkerClient& worker, const DeviceLimits& device, JobContext ctx, Queues& q,
+                Totals& totals) {
+  for (;;) {
+    EvalJob job;
+    {
+      std::unique_lock lock(q.mu);
+      q.cv.wait(lock, [&] { return !q.jobs.empty() || q.closing; });
+      if (q.jobs.empty()) return;
+      job = std::move(q.jobs.front());
+      q.jobs.pop_front();
+    }
+    ctx.device = &device;
+    JobResult r = evaluate_job(ctx, worker, std::move(job));
+    {
+      std::lock_guard lock(totals.mu);
+      totals.gpu_s += r.gpu_s;
+      if (r.kernel_from_cache)
+        ++totals.cache_hits;
+      else if (r.compile_ms > 0) {
+        totals.compile_s += r.compile_ms / 1000.0;
+        ++totals.compiled;
+      }
+    }
+    {
+      std::lock_guard lock(q.mu);
+      q.results.push_back(std::move(r));
+      --q.in_flight;
+    }
+    q.cv.notify_all();
+  }
+}
+
+// Re-measures the stored top-K of a shape interleaved in one worker session.
+std::vector<ShapeOutcome::Remeasured> remeasure_top(Store& store, std::mutex& store_mu,
+                                                    const Family& family, const Shape& shape,
+                                                    const DeviceLimits& device,
+                                                    WorkerClient& worker, CubinCache& cache,
+                                                    const std::string& ref_cubin,
+                                                    const CampaignOptions& o) {
+  std::vector<EvaluationRecord> top;
+  {
+    std::lock_guard lock(store_mu);
+    top = store.top(family.name, shape, device_key(device), static_cast<size_t>(o.remeasure_top_k));
+  }
+  if (top.size() < 2) return {};
+  TimeManyRequest req;
+  req.id = 1;
+  req.rounds = 7;
+  for (const auto& e : top) {
+    const auto k = compile_variant(render_variant(family, e.config, shape), device.arch(), &cache);
+    if (!k.ok) continue;
+    EvalRequest item;
+    item.spec_path = family.spec_path.string();
+    item.config = e.config;
+    item.shape = shape;
+    item.cubin_path = k.cubin_path.string();
+    item.ref_cubin_path = ref_cubin;
+    item.seed = o.seed;
+    item.timing = o.timing;
+    req.items.push_back(std::move(item));
+  }
+  const TimeManyResult res = worker.time_many(req);
+  std::vector<ShapeOutcome::Remeasured> out;
+  for (size_t i = 0; i < res.items.size() && i < req.items.size(); ++i) {
+    if (res.items[i].status != Status::Ok || !res.items[i].timing) continue;
+    out.push_back({req.items[i].config, *res.items[i].timing, false});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.timing.median_us < b.timing.median_us;
+  });
+  // A config ties with the winner when their 95% confidence intervals overlap.
+  for (auto& r : out) r.tied_with_best = r.timing.ci_lo_us <= out.front().timing.ci_hi_us;
+  return out;
+}
+
+struct ShapeRun {
+  Store& store;
+  std::mutex& store_mu;
+  const Family& family;
+  const CampaignOptions& o;
+  int64_t campaign_id;
+  CompilePool& pool;
+  CubinCache& cache;
+  std::vector<std::unique_ptr<WorkerClient>>& workers;
+  const std::vector<DeviceLimits>& devices;
+  Totals& totals;
+  Clock::time_point campaign_start;
+};
+
+ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, size_t shape_count) {
+  const Family& family = run.family;
+  const CampaignOptions& o = run.o;
+  const DeviceLimits& device = run.devices.front();
+  const DeviceKey dkey = device_key(device);
+  const std::string arch = device.arch();
+  ShapeOutcome outcome;
+  outcome.shape = shape;
+
+  const SearchSpace space = make_space(family, shape, device);
+  const auto ref = compile_variant(render_reference(family, shape), arch, &run.cache);
+  if (!ref.ok)
+    throw std::runtime_error("reference kernel of " + family.name + " does not compile: " +
+                             ref.log.substr(0, ref.log.find('\n')));
+
+  // What the store knows: never re-run a recorded config; retry an interrupted one once.
+  std::set<std::string> done_keys;
+  std::vector<Observation> known;
+  std::deque<Config> retries;
+  size_t done_by_campaign = 0;
+  {
+    std::lock_guard lock(run.store_mu);
+    done_keys = run.store.evaluated_config_keys(family.name, shape, dkey);
+    for (const auto& e : run.store.evaluations(family.name, shape, dkey)) {
+      if (e.status == Status::Interrupted) continue;
+      known.push_back({e.config, e.status == Status::Ok && e.timing
+                                     ? std::optional<double>(e.timing->median_us)
+                                     : std::nullopt});
+      if (e.campaign_id == run.campaign_id) ++done_by_campaign;
+    }
+    for (const auto& [key, n] : run.store.interrupted_counts(family.name, shape, dkey)) {
+      if (done_keys.count(key)) continue;
+      if (n >= 2) {
+        done_keys.insert(key);  // killed its worker twice: give up on it
+        spdlog::warn("{} was interrupted {} times; not retried", key, n);
+      } else {
+        retries.push_back(parse_assignment(key));
+      }
+    }
+  }
+
+  StrategyContext sctx;
+  sctx.space = &space;
+  sctx.seed = o.seed + shape_index;
+  sctx.known = known;
+  {
+    std::lock_guard lock(run.store_mu);
+    sctx.seeds = seed_configs(run.store, family, shape, dkey, space);
+  }
+  sctx.options = o.strategy_options;
+  auto strategy = make_strategy(o.strategy, sctx);
+
+  const size_t space_left = space.valid_configs().size() > done_keys.size()
+                                ? space.valid_configs().size() - done_keys.size()
+                                : 0;
+  // Retries were dispatched (and counted) before the interruption: they come on top.
+  size_t allowed = space_left;
+  if (o.budget.evals_per_shape)
+    allowed = std::min(allowed, o.budget.evals_per_shape > done_by_campaign
+                                    ? o.budget.evals_per_shape - done_by_campaign
+                                    : size_t{0});
+  allowed += retries.size();
+  Progress progress("[" + std::to_string(shape_index + 1) + "/" + std::to_string(shape_count) +
+                        " " + to_string(shape) + "]",
+                    allowed, o.quiet);
+
+  Queues q;
+  JobContext ctx{&run.store, &run.store_mu, &family, &shape, nullptr, run.campaign_id,
+                 ref.cubin_path.string(), o.seed, o.timing};
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < run.workers.size(); ++i)
+    threads.emplace_back(gpu_thread, std::ref(*run.workers[i]), std::cref(run.devices[i]), ctx,
+                         std::ref(q), std::ref(run.totals));
+
+  // Keep enough compiles in flight that a GPU never waits for NVRTC.
+  const size_t depth = run.workers.size() * 2 + std::max<size_t>(2, o.compile_threads);
+  size_t dispatched = 0, since_improvement = 0;
+  std::optional<double> best;
+  std::set<std::string> proposed = done_keys;
+  std::set<std::string> echo_to_strategy;
+  std::map<std::string, Observation> finished;
+  bool exhausted = false;
+
+  auto over_budget = [&] {
+    if (dispatched >= allowed) return true;
+    if (o.budget.time_s > 0 && seconds_since(run.campaign_start) >= o.budget.time_s) return true;
+    if (o.budget.plateau && since_improvement >= o.budget.plateau) return true;
+    return g_stop_requested.load();
+  };
+
+  for (;;) {
+    std::deque<JobResult> results;
+    size_t in_flight;
+    {
+      std::unique_lock lock(q.mu);
+      results.swap(q.results);
+      in_flight = q.in_flight;
+    }
+    for (auto& r : results) {
+      const std::string key = to_string(r.observation.config);
+      strategy->tell(r.observation);
+      if (echo_to_strategy.erase(key)) strategy->tell(r.observation);
+      finished[key] = r.observation;
+      progress.record(to_string(r.status), r.observation.time_us, r.tflops);
+      ++outcome.evaluated;
+      if (r.observation.time_us && (!best || *r.observation.time_us < *best)) {
+        best = r.observation.time_us;
+        since_improvement = 0;
+      } else {
+        ++since_improvement;
+      }
+    }
+    const bool stop = over_budget() || exhausted;
+    if (stop && in_flight == 0) break;
+    size_t added = 0;
+    while (!stop && in_flight + added < depth && dispatched < allowed) {
+      std::vector<Config> batch;
+      if (!retries.empty()) {
+        batch.push_back(retries.front());
+        retries.pop_front();
+      } else {
+        batch = strategy->ask(std::min(depth - in_flight - added, allowed - dispatched));
+      }
+      if (batch.empty()) {
+        if (in_flight + added == 0) exhausted = true;  // nothing pending, nothing proposed
+        break;
+      }
+      for (auto& c : batch) {
+        const std::string key = to_string(c);
+        if (!proposed.insert(key).second) {
+          // Proposed again after a retry queued it: answer the strategy when it finishes.
+          if (auto it = finished.find(key); it != finished.end())
+            strategy->tell(it->second);
+          else
+            echo_to_strategy.insert(key);
+          continue;
+        }
+        EvalJob job;
+        job.config = c;
+        job.compiled = run.pool.submit(render_variant(family, c, shape), arch);
+        std::lock_guard lock(q.mu);
+        q.jobs.push_back(std::move(job));
+        ++q.in_flight;
+        ++added;
+        ++dispatched;
+      }
+      q.cv.notify_all();
+    }
+    if (added == 0) {
+      std::unique_lock lock(q.mu);
+      q.cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !q.results.empty(); });
+    }
+  }
+  {
+    std::lock_guard lock(q.mu);
+    q.closing = true;
+  }
+  q.cv.notify_all();
+  for (auto& t : threads) t.join();
+  progress.finish();
+
+  {
+    std::lock_guard lock(run.store_mu);
+    outcome.best = run.store.best(family.name, shape, dkey);
+  }
+  if (o.remeasure_top_k > 1 && !g_stop_requested.load())
+    outcome.remeasured = remeasure_top(run.store, run.store_mu, family, shape, device,
+                                       *run.workers.front(), run.cache, ref.cubin_path.string(), o);
+  return outcome;
+}
+
+CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaign_id,
+                             const std::vector<Shape>& shapes, const CampaignOptions& o,
+                             std::vector<std::unique_ptr<WorkerClient>>& workers,
+                             const std::vector<DeviceLimits>& devices) {
+  const auto start = Clock::now();
+  CubinCache cache(o.cache_dir);
+  const size_t threads =
+      o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+  CompilePool pool(threads, &cache);
+  std::mutex store_mu;
+  Totals totals;
+  ShapeRun run{store, store_mu, family, o, campaign_id, pool, cache, workers, devices, totals, start};
+
+  CampaignOutcome out;
+  out.campaign_id = campaign_id;
+  for (size_t i = 0; i < shapes.size() && !g_stop_requested.load(); ++i) {
+    if (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s) break;
+    out.shapes.push_back(run_shape(run, shapes[i], i, shapes.size()));
+  }
+  const bool stopped = g_stop_requested.load() ||
+                       (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s &&
+                        out.shapes.size() < shapes.size());
+  out.status = g_stop_requested.load() ? "stopped" : (stopped ? "stopped" : "done");
+  store.set_campaign_status(campaign_id, out.status);
+  out.wall_s = seconds_since(start);
+  out.compile_s = totals.compile_s;
+  out.gpu_s = totals.gpu_s;
+  out.compiled = totals.compiled;
+  out.cache_hits = totals.cache_hits;
+  out.status_counts = store.status_counts(campaign_id);
+  return out;
+}
+
+}  // namespace
+
+CampaignOutcome run_campaign(Store& store, const Family& family, const std::vector<Shape>& shapes,
+                             const CampaignOptions& options) {
+  if (shapes.empty()) throw std::runtime_error("no shapes to search");
+  make_strategy(options.strategy, StrategyContext{});  // unknown names fail before anything runs
+  std::vector<DeviceLimits> devices;
+  auto workers = start_workers(options, devices);
+  CampaignRecord rec;
+  rec.family = family.name;
+  rec.strategy = options.strategy;
+  rec.seed = options.seed;
+  rec.shapes = shapes;
+  rec.budget = {{"evals", options.budget.evals_per_shape},
+                {"time_s", options.budget.time_s},
+                {"plateau", options.budget.plateau}};
+  rec.options = to_json(options);
+  rec.status = "running";
+  rec.device = device_key(devices.front());
+  const int64_t id = store.create_campaign(rec);
+  spdlog::info("campaign {}: {} on {} shape(s), strategy {}, {} GPU(s): {}", id, family.name,
+               shapes.size(), options.strategy, workers.size(), devices.front().name);
+  return run_recorded(store, family, id, shapes, options, workers, devices);
+}
+
+CampaignOutcome resume_campaign(Store& store, const Family& family, int64_t campaign_id,
+                                const CampaignOptions& overrides) {
+  const auto rec = store.campaign(campaign_id);
+  if (!rec) throw std::runtime_error("no campaign " + std::to_string(campaign_id));
+  if (rec->family != family.name)
+    throw std::runtime_error("campaign " + std::to_string(campaign_id) + " is of family " +
+                             rec->family);
+  CampaignOptions o = campaign_options_from_json(rec->options);
+  // Where to find things may differ on this machine; what to search may not.
+  o.worker_argv = overrides.worker_argv;
+  o.cache_dir = overrides.cache_dir;
+  o.quiet = overrides.quiet;
+  if (!overrides.gpus.empty()) o.gpus = overrides.gpus;
+  const auto closed = store.close_interrupted(campaign_id);
+  if (!closed.empty())
+    spdlog::warn("campaign {}: {} evaluation(s) were in flight when it stopped; each is retried once",
+                 campaign_id, closed.size());
+  std::vector<DeviceLimits> devices;
+  auto workers = start_workers(o, devices);
+  store.set_campaign_status(campaign_id, "running");
+  return run_recorded(store, family, campaign_id, rec->shapes, o, workers, devices);
+}
+
+}  // namespace kf

@@ -1,0 +1,76 @@
+// The search loop: strategy -> render -> compile (CPU threads) -> worker (GPU) -> store -> tell.
+// Compilation runs ahead of the GPU on a thread pool, so the pipeline is never serial.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/protocol.hpp"
+#include "family/family.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+struct Budget {
+  size_t evals_per_shape = 0;  // 0: unlimited (the strategy's space decides)
+  double time_s = 0;           // 0: unlimited; wall time for the whole campaign
+  size_t plateau = 0;          // 0: off; stop a shape after this many evals without a new best
+};
+
+struct CampaignOptions {
+  std::string strategy = "evo";
+  uint64_t seed = 1;
+  Budget budget;
+  TimingOptions timing;
+  double eval_timeout_s = 60;  // watchdog per evaluation
+  size_t compile_threads = 0;  // 0: hardware concurrency
+  std::vector<int> gpus;       // empty: all visible
+  int remeasure_top_k = 5;     // re-measured interleaved before a winner is declared
+  nlohmann::json strategy_options;
+  std::filesystem::path cache_dir;      // cubin cache
+  std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
+  bool quiet = false;
+};
+
+nlohmann::json to_json(const CampaignOptions& o);
+CampaignOptions campaign_options_from_json(const nlohmann::json& j);
+
+struct ShapeOutcome {
+  Shape shape;
+  size_t evaluated = 0;  // evaluations run by this campaign for the shape
+  std::optional<EvaluationRecord> best;
+  // Re-measured top-K, fastest first; tied_with_best: CI overlaps the winner's.
+  struct Remeasured {
+    Config config;
+    TimingStats timing;
+    bool tied_with_best = false;
+  };
+  std::vector<Remeasured> remeasured;
+};
+
+struct CampaignOutcome {
+  int64_t campaign_id = 0;
+  std::string status;  // done | stopped
+  std::vector<ShapeOutcome> shapes;
+  double wall_s = 0, compile_s = 0, gpu_s = 0;
+  size_t compiled = 0, cache_hits = 0;
+  std::map<std::string, int> status_counts;
+};
+
+// Set by the SIGINT handler: the campaign finishes the evaluation in flight and stops.
+extern std::atomic<bool> g_stop_requested;
+
+// Starts a new campaign over shapes, recorded in the store. Throws std::runtime_error with a
+// one-line message (e.g. "no CUDA device available") before anything is recorded.
+CampaignOutcome run_campaign(Store& store, const Family& family, const std::vector<Shape>& shapes,
+                             const CampaignOptions& options);
+// Continues a recorded campaign: in-flight attempts become interrupted and are retried once.
+CampaignOutcome resume_campaign(Store& store, const Family& family, int64_t campaign_id,
+                                const CampaignOptions& overrides);
+
+}  // namespace kf

@@ -1,0 +1,47 @@
+// One evaluation on the orchestrator side: wait for the compile, reject what cannot run,
+// write the attempt, ask the worker, commit the evaluation.
+#pragma once
+#include <future>
+#include <mutex>
+#include <string>
+
+#include "compile/compiler.hpp"
+#include "eval/worker_client.hpp"
+#include "store/store.hpp"
+#include "strategy/strategy.hpp"
+
+namespace kf {
+
+struct EvalJob {
+  Config config;
+  std::future<CompiledKernel> compiled;
+};
+
+struct JobResult {
+  Observation observation;
+  Status status = Status::Ok;
+  double tflops = 0;
+  double gpu_s = 0;       // wall time spent in the worker
+  double compile_ms = 0;  // NVRTC time when compiled now (0 when cached)
+  bool kernel_from_cache = false;
+};
+
+struct JobContext {
+  Store* store = nullptr;
+  std::mutex* store_mu = nullptr;
+  const Family* family = nullptr;
+  const Shape* shape = nullptr;
+  const DeviceLimits* device = nullptr;
+  int64_t campaign_id = 0;
+  std::string ref_cubin;
+  uint64_t seed = 1;
+  TimingOptions timing;
+};
+
+// Why a compiled kernel cannot launch on the device (registers or shared memory), or "".
+std::string resource_violation(const KernelInfo& k, const ResolvedLaunch& launch,
+                               const DeviceLimits& d);
+
+JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job);
+
+}  // namespace kf

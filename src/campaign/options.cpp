@@ -1,0 +1,40 @@
+// What a campaign records about how it searches, so `kforge resume` continues the same search.
+#include "campaign/campaign.hpp"
+
+namespace kf {
+
+nlohmann::json to_json(const CampaignOptions& o) {
+  return {{"strategy", o.strategy},
+          {"seed", o.seed},
+          {"budget",
+           {{"evals", o.budget.evals_per_shape},
+            {"time_s", o.budget.time_s},
+            {"plateau", o.budget.plateau}}},
+          {"timing", to_json(o.timing)},
+          {"eval_timeout_s", o.eval_timeout_s},
+          {"compile_threads", o.compile_threads},
+          {"gpus", o.gpus},
+          {"remeasure_top_k", o.remeasure_top_k},
+          {"strategy_options", o.strategy_options}};
+}
+
+CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
+  CampaignOptions o;
+  o.strategy = j.value("strategy", o.strategy);
+  o.seed = j.value("seed", o.seed);
+  if (j.contains("budget")) {
+    const auto& b = j.at("budget");
+    o.budget.evals_per_shape = b.value("evals", size_t{0});
+    o.budget.time_s = b.value("time_s", 0.0);
+    o.budget.plateau = b.value("plateau", size_t{0});
+  }
+  if (j.contains("timing")) o.timing = timing_options_from_json(j.at("timing"));
+  o.eval_timeout_s = j.value("eval_timeout_s", o.eval_timeout_s);
+  o.compile_threads = j.value("compile_threads", o.compile_threads);
+  o.gpus = j.value("gpus", o.gpus);
+  o.remeasure_top_k = j.value("remeasure_top_k", o.remeasure_top_k);
+  o.strategy_options = j.value("strategy_options", nlohmann::json::object());
+  return o;
+}
+
+}  // namespace kf

@@ -1,0 +1,32 @@
+// The live progress line of a campaign: done/budget, best so far, rate, status counts, ETA.
+#pragma once
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace kf {
+
+class Progress {
+ public:
+  Progress(std::string label, size_t total, bool quiet);
+  // One finished evaluation: its status and, when ok, its median time and TFLOP/s.
+  void record(const std::string& status, std::optional<double> time_us, double tflops);
+  void finish();
+  size_t done() const { return done_; }
+  std::optional<double> best_us() const { return best_us_; }
+
+ private:
+  void draw(bool force);
+  std::string label_;
+  size_t total_;  // 0: unknown
+  bool quiet_;
+  bool tty_;
+  size_t done_ = 0;
+  std::optional<double> best_us_;
+  double best_tflops_ = 0;
+  std::map<std::string, int> counts_;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+};
+
+}  // namespace kf

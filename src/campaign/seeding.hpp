@@ -1,0 +1,21 @@
+// Where a search starts: what the store already knows (the "EvoEngineer" seeding).
+#pragma once
+#include <vector>
+
+#include "family/family.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+// Seed configs in priority order, without duplicates: the best stored results for this shape
+// on this device, then for the nearest other shapes on this device, then for this shape on
+// other devices, then the family's defaults. Configs invalid for this shape are dropped.
+std::vector<Config> seed_configs(const Store& store, const Family& family, const Shape& shape,
+                                 const DeviceKey& device, const SearchSpace& space,
+                                 size_t per_source = 8);
+
+// Distance between two shapes of a family: sum over int dims of |log2(a/b)|, infinite when an
+// enum or specialized dim differs (a kernel specialized for D=64 says nothing about D=128).
+double shape_distance(const Family& family, const Shape& a, const Shape& b);
+
+}  // namespace kf

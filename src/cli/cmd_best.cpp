@@ -1,0 +1,84 @@
+#include <cstdio>
+
+#include "cli/common.hpp"
+
+namespace kf::cli {
+
+namespace {
+
+double tflops_of(const EvaluationRecord& e) {
+  return e.timing && e.timing->median_us > 0 ? e.flops / (e.timing->median_us * 1e-6) / 1e12 : 0;
+}
+
+std::string ncu_commands(const Globals& g, const Family& f, const Shape& s) {
+  const std::string name = "kf_" + f.name + "_best";
+  return "kforge --db " + g.db + " export --family " + f.name + " --shape " + to_string(s) +
+         " --out ncu_" + f.name + " --name " + name + "\n" + "cd ncu_" + f.name +
+         " && nvcc -O3 -arch=sm_90 -o " + name + "_runner " + name + ".cu " + name +
+         "_runner.cu\n" + "ncu --set full -k " + name + "_kernel ./" + name + "_runner";
+}
+
+}  // namespace
+
+void add_best(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("best", "Show the best stored kernel per shape");
+  static std::string family, suite;
+  static std::vector<std::string> shapes;
+  static bool json = false, ncu = false;
+  cmd->add_option("--family", family, "Family name")->required();
+  add_shape_options(cmd, shapes, suite);
+  cmd->add_flag("--json", json, "Machine-readable output");
+  cmd->add_flag("--ncu", ncu, "Print the commands that profile the winner with Nsight Compute");
+  set_action(cmd, [&g] {
+    const Family f = load_family(g, family);
+    std::vector<Shape> selected;
+    if (shapes.empty() && suite.empty()) {
+      Store probe(g.db);
+      selected = probe.shapes(f.name);  // everything stored
+      if (selected.empty()) throw std::runtime_error("no results for " + f.name + " in " + g.db);
+    } else {
+      selected = select_shapes(f, shapes, suite);
+    }
+    Store store(g.db);
+    nlohmann::json out = nlohmann::json::array();
+    if (!json)
+      std::printf("%-44s %10s %8s %-24s %s\n", "shape", "median us", "TFLOP/s", "vs baselines",
+                  "config");
+    for (const auto& s : selected) {
+      const auto best = store.best(f.name, s, std::nullopt);
+      nlohmann::json j = {{"shape", to_json(s)}};
+      std::string ratios;
+      if (best && best->timing) {
+        j["config"] = to_json(best->config);
+        j["median_us"] = best->timing->median_us;
+        j["ci_us"] = {best->timing->ci_lo_us, best->timing->ci_hi_us};
+        j["tflops"] = tflops_of(*best);
+        j["device"] = best->device.name;
+        nlohmann::json base = nlohmann::json::object();
+        for (const auto& b : store.baselines(f.name, s, best->device)) {
+          const double speedup = b.median_us / best->timing->median_us;
+          base[b.backend] = {{"median_us", b.median_us}, {"speedup", speedup}};
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%s%s %.2fx", ratios.empty() ? "" : " ",
+                        b.backend.substr(b.backend.find('.') + 1).c_str(), speedup);
+          ratios += buf;
+        }
+        j["baselines"] = base;
+        if (ncu) j["ncu"] = ncu_commands(g, f, s);
+      }
+      out.push_back(j);
+      if (json) continue;
+      if (!best || !best->timing) {
+        std::printf("%-44s %10s\n", to_string(s).c_str(), "-");
+        continue;
+      }
+      std::printf("%-44s %10s %8.1f %-24s %s\n", to_string(s).c_str(),
+                  fmt_us(best->timing->median_us).c_str(), tflops_of(*best),
+                  ratios.empty() ? "-" : ratios.c_str(), to_string(best->config).c_str());
+      if (ncu) std::printf("%s\n\n", j["ncu"].get<std::string>().c_str());
+    }
+    if (json) print_json(out);
+  });
+}
+
+}  // namespace kf::cli

@@ -1,0 +1,106 @@
+#include <csignal>
+#include <unistd.h>
+
+#include "cli/campaign_report.hpp"
+#include "cli/common.hpp"
+#include "strategy/strategy.hpp"
+
+namespace kf::cli {
+
+namespace {
+
+extern "C" void on_sigint(int) {
+  // First Ctrl-C: finish the evaluation in flight and stop cleanly. Second: leave now; the
+  // attempt in flight becomes "interrupted" on resume.
+  if (g_stop_requested.exchange(true)) _exit(130);
+  const char msg[] = "\nstopping after the evaluations in flight (Ctrl-C again to abort)\n";
+  (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+}  // namespace
+
+void install_stop_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+CampaignOptions base_campaign_options(const Globals& g) {
+  CampaignOptions o;
+  o.cache_dir = cache_dir(g);
+  o.worker_argv = {self_exe(), "worker"};
+  o.quiet = g.quiet;
+  return o;
+}
+
+void add_search(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("search", "Search a family's space on the local GPU(s)");
+  static std::string family, suite, time_budget, gpus = "all";
+  static std::vector<std::string> shapes;
+  static CampaignOptions o;
+  static bool json = false, cold_l2 = false;
+  cmd->add_option("--family", family, "Family name (see `kforge list`)")->required();
+  add_shape_options(cmd, shapes, suite);
+  cmd->add_option("--strategy", o.strategy, "exhaustive | random | evo | anneal")
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the strategy and the inputs")->capture_default_str();
+  cmd->add_option("--evals", o.budget.evals_per_shape, "Evaluations per shape (0: no limit)");
+  cmd->add_option("--time", time_budget, "Wall-time budget for the campaign, e.g. 8h, 30m");
+  cmd->add_option("--plateau", o.budget.plateau,
+                  "Stop a shape after N evaluations without a new best (0: off)");
+  cmd->add_option("--gpus", gpus, "GPUs to use: all, or a list like 0,1")->capture_default_str();
+  cmd->add_option("--timeout", o.eval_timeout_s, "Seconds before a hung evaluation is killed")
+      ->capture_default_str();
+  cmd->add_option("--compile-jobs", o.compile_threads, "NVRTC threads (default: all cores)");
+  cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
+      ->capture_default_str();
+  cmd->add_flag("--cold-l2", cold_l2, "Also time plain launches with L2 flushed before each");
+  cmd->add_flag("--json", json, "Print the outcome as JSON");
+  set_action(cmd, [&g] {
+    const Family f = load_family(g, family);
+    const auto selected = select_shapes(f, shapes, suite);
+    CampaignOptions opts = o;
+    const CampaignOptions base = base_campaign_options(g);
+    opts.cache_dir = base.cache_dir;
+    opts.worker_argv = base.worker_argv;
+    opts.quiet = g.quiet;
+    opts.timing.cold_l2 = cold_l2;
+    if (!time_budget.empty()) opts.budget.time_s = parse_duration(time_budget);
+    if (gpus != "all") {
+      opts.gpus.clear();
+      std::stringstream ss(gpus);
+      for (std::string item; std::getline(ss, item, ',');) opts.gpus.push_back(std::stoi(item));
+    }
+    Store store(g.db);
+    install_stop_handler();
+    const auto outcome = run_campaign(store, f, selected, opts);
+    if (json)
+      print_json(outcome_json(outcome));
+    else
+      print_outcome(outcome);
+  });
+}
+
+void add_resume(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("resume", "Continue a stopped or killed campaign");
+  static int64_t id = 0;
+  static bool json = false;
+  cmd->add_option("campaign", id, "Campaign id (see `kforge show`)")->required();
+  cmd->add_flag("--json", json, "Print the outcome as JSON");
+  set_action(cmd, [&g] {
+    Store store(g.db);
+    const auto rec = store.campaign(id);
+    if (!rec) throw std::runtime_error("no campaign " + std::to_string(id) + " in " + g.db);
+    const Family f = load_family(g, rec->family);
+    install_stop_handler();
+    const auto outcome = resume_campaign(store, f, id, base_campaign_options(g));
+    if (json)
+      print_json(outcome_json(outcome));
+    else
+      print_outcome(outcome);
+  });
+}
+
+}  // namespace kf::cli

@@ -1,0 +1,69 @@
+// What every subcommand shares: global options, locating specs and the database, shapes.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "family/family.hpp"
+#include "store/store.hpp"
+
+namespace kf::cli {
+
+struct Globals {
+  std::string db = "results.db";
+  std::string spec_dir;   // default: ./search_spaces, else the source tree's
+  std::string cache_dir;  // default: .kforge-cache next to the database
+  bool verbose = false;
+  bool quiet = false;
+};
+
+// A subcommand's action; exceptions become "kforge: <message>" and exit code 1.
+using Action = std::function<void()>;
+void set_action(CLI::App* cmd, Action action);
+// Runs the action chosen on the command line; returns the process exit code.
+int run_selected(CLI::App& app);
+
+std::filesystem::path spec_dir(const Globals& g);
+std::filesystem::path cache_dir(const Globals& g);
+Family load_family(const Globals& g, const std::string& name);
+// Shapes from --shape (repeatable) or --suite (default suite "default" when neither is given).
+std::vector<Shape> select_shapes(const Family& f, const std::vector<std::string>& shape_args,
+                                 const std::string& suite);
+// The executable itself, to start workers with.
+std::string self_exe();
+// "8h", "30m", "90s", "1.5h", "120" (seconds) -> seconds; throws std::invalid_argument.
+double parse_duration(const std::string& text);
+void print_json(const nlohmann::json& j);
+std::string fmt_us(double us);
+
+// Adds a --shape/--suite pair to a subcommand.
+void add_shape_options(CLI::App* cmd, std::vector<std::string>& shapes, std::string& suite);
+
+// Subcommands, one file each.
+void add_list(CLI::App& app, Globals& g);
+void add_check(CLI::App& app, Globals& g);
+void add_search(CLI::App& app, Globals& g);
+void add_resume(CLI::App& app, Globals& g);
+void add_best(CLI::App& app, Globals& g);
+void add_show(CLI::App& app, Globals& g);
+void add_export(CLI::App& app, Globals& g);
+void add_ablate(CLI::App& app, Globals& g);
+void add_replay(CLI::App& app, Globals& g);
+void add_import(CLI::App& app, Globals& g);
+void add_baseline(CLI::App& app, Globals& g);
+void add_worker(CLI::App& app, Globals& g);
+
+}  // namespace kf::cli
+
+#include "campaign/campaign.hpp"
+namespace kf::cli {
+// SIGINT/SIGTERM: finish the evaluation in flight, then stop (a second signal exits at once).
+void install_stop_handler();
+// Cache folder, worker command and verbosity from the global options.
+CampaignOptions base_campaign_options(const Globals& g);
+}  // namespace kf::cli

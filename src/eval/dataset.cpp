@@ -1,0 +1,171 @@
+#include "eval/dataset.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "gpu/check.hpp"
+
+namespace kf {
+
+namespace {
+
+size_t checked_count(const BufferSpec& b, const Scope& scope) {
+  const int64_t n = b.count.eval_int(scope);
+  if (n < 0) throw ExprError("buffer " + b.name + ": negative element count " + std::to_string(n));
+  return static_cast<size_t>(n);
+}
+
+bool named_in(const std::vector<ArgSpec>& args, const std::string& name) {
+  for (const ArgSpec& a : args)
+    if (a.kind == ArgSpec::Kind::Buffer && a.buffer == name) return true;
+  return false;
+}
+
+}  // namespace
+
+DataSet::DataSet(const Family& f, const Shape& shape, double input_scale, uint64_t seed, const DeviceLimits& dev,
+                 const gpu::Stream& stream)
+    : stream_(stream), shape_(shape) {
+  const Scope scope = make_reference_scope(f, shape, dev);
+  for (const BufferSpec& b : f.buffers) {
+    BufferSlot slot;
+    slot.spec = &b;
+    slot.dtype = dtype_from_string(b.dtype.eval_string(scope));
+    if (b.role != BufferRole::Scratch) {
+      slot.count = checked_count(b, scope);
+      slot.work = gpu::DeviceBuffer(slot.count * dtype_size(slot.dtype));
+    }
+    if (b.role == BufferRole::Input) {
+      const auto host = random_fill(slot.dtype, slot.count, b.init.lo, b.init.hi, input_scale, seed, b.name);
+      slot.pristine = gpu::DeviceBuffer(host.size());
+      slot.pristine.upload(host.data(), host.size(), stream);
+      stream.synchronize();  // `host` goes away at the end of this iteration
+    }
+    slots_.push_back(std::move(slot));
+  }
+}
+
+void DataSet::prepare(const std::vector<ArgSpec>& args, const Scope& scope, bool zero_scratch) {
+  for (BufferSlot& s : slots_) {
+    switch (s.spec->role) {
+      case BufferRole::Input:
+        s.work.copy_from(s.pristine, s.pristine.bytes(), stream_);
+        break;
+      case BufferRole::Output:
+        s.work.fill(0xFF, stream_);  // all-ones bytes are NaN in f16, bf16 and f32
+        break;
+      case BufferRole::Scratch: {
+        if (!named_in(args, s.spec->name)) break;
+        s.count = checked_count(*s.spec, scope);
+        const size_t bytes = s.count * dtype_size(s.dtype);
+        if (bytes > s.work.bytes() || !s.work.get()) {
+          s.work = gpu::DeviceBuffer(bytes);
+          s.work.fill(0, stream_);
+        } else if (zero_scratch) {
+          s.work.fill(0, stream_);
+        }
+        break;
+      }
+    }
+  }
+}
+
+ArgPack DataSet::pack(const std::vector<ArgSpec>& args, const Scope& scope) const {
+  ArgPack p;
+  p.slots.resize(args.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgSpec& a = args[i];
+    void* dst = &p.slots[i];
+    switch (a.kind) {
+      case ArgSpec::Kind::Buffer: {
+        const BufferSlot* found = nullptr;
+        for (const BufferSlot& s : slots_)
+          if (s.spec->name == a.buffer) found = &s;
+        if (!found) throw ExprError("argument names unknown buffer '" + a.buffer + "'");
+        void* ptr = found->work.get();
+        std::memcpy(dst, &ptr, sizeof ptr);
+        break;
+      }
+      case ArgSpec::Kind::I32: {
+        const int64_t v = a.value.eval_int(scope);
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+          throw ExprError("i32 argument '" + a.value.text() + "' = " + std::to_string(v) + " does not fit");
+        const auto v32 = static_cast<int32_t>(v);
+        std::memcpy(dst, &v32, sizeof v32);
+        break;
+      }
+      case ArgSpec::Kind::I64: {
+        const int64_t v = a.value.eval_int(scope);
+        std::memcpy(dst, &v, sizeof v);
+        break;
+      }
+      case ArgSpec::Kind::F32: {
+        const auto v = static_cast<float>(a.value.eval_double(scope));
+        std::memcpy(dst, &v, sizeof v);
+        break;
+      }
+    }
+  }
+  for (uint64_t& s : p.slots) p.ptrs.push_back(&s);
+  return p;
+}
+
+std::vector<float> DataSet::read_output(size_t i) const {
+  const BufferSlot& s = slots_.at(i);
+  const size_t bytes = s.count * dtype_size(s.dtype);
+  std::vector<unsigned char> host(bytes);
+  s.work.download(host.data(), bytes, stream_);
+  stream_.synchronize();
+  return to_floats(s.dtype, host.data(), s.count);
+}
+
+std::optional<std::string> DataSet::run_reference(cudaKernel_t ref, const gpu::LaunchDims& dims,
+                                                  const ArgPack& args, const DeviceLimits&) {
+  if (auto err = launch_and_wait(ref, dims, args, stream_)) return "reference: " + *err;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].spec->role != BufferRole::Output) continue;
+    slots_[i].reference = read_output(i);
+    size_t bad = 0;
+    for (float v : slots_[i].reference) bad += !std::isfinite(v);
+    if (bad)
+      return "reference: output " + slots_[i].spec->name + " has " + std::to_string(bad) +
+             " NaN/Inf elements (unwritten or overflowing) on shape " + to_string(shape_);
+  }
+  return std::nullopt;
+}
+
+size_t DataSet::device_bytes() const {
+  size_t n = 0;
+  for (const BufferSlot& s : slots_) n += s.work.bytes() + s.pristine.bytes();
+  return n;
+}
+
+std::string describe(const gpu::LaunchDims& d) {
+  auto tri = [](const std::array<unsigned, 3>& v) {
+    return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
+  };
+  return "grid " + tri(d.grid) + " block " + tri(d.block) + " smem " + std::to_string(d.smem);
+}
+
+std::optional<std::string> launch_and_wait(cudaKernel_t k, const gpu::LaunchDims& dims, const ArgPack& args,
+                                           const gpu::Stream& stream) {
+  // Returns the message for a non-sticky error (after clearing it); throws for a sticky one.
+  auto refused = [&](cudaError_t e, const std::string& what) -> std::optional<std::string> {
+    if (gpu::is_sticky(e)) throw gpu::CudaError(e, what);
+    cudaGetLastError();
+    return what + " (" + describe(dims) + "): " + gpu::error_text(e);
+  };
+  // Static shared memory counts against the default 48 KiB too, so any dynamic request
+  // gets an explicit limit; beyond the device's opt-in maximum this is refused.
+  if (dims.smem > 0) {
+    if (cudaError_t e = gpu::set_max_dynamic_smem(k, dims.smem); e != cudaSuccess)
+      return refused(e, "cudaFuncAttributeMaxDynamicSharedMemorySize");
+  }
+  auto* ptrs = const_cast<void**>(args.ptrs.data());
+  if (cudaError_t e = gpu::launch(k, dims, ptrs, stream); e != cudaSuccess) return refused(e, "cudaLaunchKernel");
+  if (cudaError_t e = cudaStreamSynchronize(stream.get()); e != cudaSuccess) return refused(e, "kernel execution");
+  return std::nullopt;
+}
+
+}  // namespace kf

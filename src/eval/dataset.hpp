@@ -1,0 +1,75 @@
+// One gate problem on the device: seeded inputs (kept pristine), the reference kernel's
+// outputs (on the host, as floats), and the working buffers candidates run on. Built once
+// per (family, reference, shape, input scale, seed) and reused by every config evaluated on it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "eval/buffers.hpp"
+#include "family/family.hpp"
+#include "gpu/buffer.hpp"
+#include "gpu/library.hpp"
+#include "gpu/stream.hpp"
+
+namespace kf {
+
+struct BufferSlot {
+  const BufferSpec* spec = nullptr;
+  DType dtype = DType::F32;
+  size_t count = 0;                // elements; scratch: of the last prepare()
+  gpu::DeviceBuffer pristine;      // inputs only
+  gpu::DeviceBuffer work;          // what kernels get
+  std::vector<float> reference;    // outputs only
+};
+
+// Kernel parameters: 8-byte slots and the pointer array cudaLaunchKernel takes.
+struct ArgPack {
+  std::vector<uint64_t> slots;
+  std::vector<void*> ptrs;
+};
+
+class DataSet {
+ public:
+  // Allocates and fills the inputs; input and output sizes and types are evaluated in the
+  // reference scope (dims and device only). Throws ExprError, std::invalid_argument, CudaError.
+  DataSet(const Family& f, const Shape& shape, double input_scale, uint64_t seed, const DeviceLimits& dev,
+          const gpu::Stream& stream);
+  DataSet(const DataSet&) = delete;
+  DataSet& operator=(const DataSet&) = delete;
+
+  // Restores inputs from the pristine copies and fills outputs with NaN (0xFF bytes). Scratch
+  // buffers named in `args` are sized in `scope`; they are zeroed when (re)allocated and
+  // when zero_scratch is set.
+  void prepare(const std::vector<ArgSpec>& args, const Scope& scope, bool zero_scratch);
+  ArgPack pack(const std::vector<ArgSpec>& args, const Scope& scope) const;  // throws ExprError
+  // Downloads output slot i (waits for the stream) as floats.
+  std::vector<float> read_output(size_t i) const;
+  // Runs the reference once (after prepare) and keeps its outputs. Returns an error line if
+  // its launch was refused or its outputs contain NaN/Inf; throws CudaError when sticky.
+  std::optional<std::string> run_reference(cudaKernel_t ref, const gpu::LaunchDims& dims, const ArgPack& args,
+                                           const DeviceLimits& dev);
+
+  std::vector<BufferSlot>& slots() { return slots_; }
+  const std::vector<BufferSlot>& slots() const { return slots_; }
+  size_t device_bytes() const;
+  const Shape& shape() const { return shape_; }
+
+ private:
+  const gpu::Stream& stream_;
+  Shape shape_;
+  std::vector<BufferSlot> slots_;
+};
+
+// Sets the dynamic shared memory limit when needed, launches and waits. Returns a one-line
+// reason when the launch is refused or the kernel fails with a non-sticky error; throws
+// gpu::CudaError for sticky errors (the worker must exit).
+std::optional<std::string> launch_and_wait(cudaKernel_t k, const gpu::LaunchDims& dims, const ArgPack& args,
+                                           const gpu::Stream& stream);
+
+std::string describe(const gpu::LaunchDims& d);  // "grid (8,1,1) block (256,1,1) smem 0"
+
+}  // namespace kf

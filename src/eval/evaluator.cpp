@@ -1,0 +1,287 @@
+#include "eval/evaluator.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "eval/gate.hpp"
+#include "eval/timing.hpp"
+#include "gpu/check.hpp"
+#include "gpu/device.hpp"
+
+namespace kf {
+
+namespace {
+
+constexpr size_t kMaxDataSets = 16;
+
+// The trusted reference misbehaved: nothing the candidate did, so not wrong_result.
+struct ReferenceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+gpu::LaunchDims dims_of(const ResolvedLaunch& l) {
+  gpu::LaunchDims d;
+  d.grid = l.grid;
+  d.block = l.block;
+  d.smem = l.smem;
+  return d;
+}
+
+std::string where_text(size_t gate_index, const GateCase& gc, const Shape& s) {
+  return "shape " + to_string(s) + (gate_index == 0 ? ", campaign" : ", gate " + gc.name);
+}
+
+// Compares every output with the reference; keeps the worst metrics in r. Returns the first
+// failure, or nullopt.
+std::optional<std::string> check_outputs(const DataSet& ds, const Tolerance& tol, const std::string& where,
+                                         EvalResult& r) {
+  std::optional<std::string> failure;
+  for (size_t i = 0; i < ds.slots().size(); ++i) {
+    const BufferSlot& s = ds.slots()[i];
+    if (s.spec->role != BufferRole::Output) continue;
+    const Comparison c = compare(ds.read_output(i), s.reference);
+    r.max_abs = std::max(r.max_abs, c.non_finite ? std::numeric_limits<double>::infinity() : c.max_abs);
+    r.rel_l2 = std::max(r.rel_l2, c.non_finite ? std::numeric_limits<double>::infinity() : c.rel_l2);
+    if (!failure) failure = gate_failure(c, tol, s.spec->name, where);
+  }
+  return failure;
+}
+
+// Runs body, mapping what it throws to a status in r. Sticky CUDA errors pass through.
+template <class F>
+void guarded(EvalResult& r, F&& body) {
+  try {
+    body();
+  } catch (const gpu::CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();
+    r.status = Status::LaunchError;
+    r.error = e.what();
+  } catch (const ReferenceError& e) {
+    r.status = Status::RuntimeFault;
+    r.error = e.what();
+  } catch (const SpecError& e) {
+    r.status = Status::Invalid;
+    r.error = e.what();
+  } catch (const ExprError& e) {
+    r.status = Status::Invalid;
+    r.error = std::string("expression: ") + e.what();
+  } catch (const std::exception& e) {
+    r.status = Status::RuntimeFault;
+    r.error = std::string("worker: ") + e.what();
+  }
+}
+
+}  // namespace
+
+struct Evaluator::Candidate {
+  const Family* f = nullptr;
+  Config config;
+  Shape shape;  // the campaign shape
+  std::string ref_cubin_path;
+  uint64_t seed = 1;
+  std::unique_ptr<gpu::Library> lib;
+  cudaKernel_t kernel = nullptr;
+};
+
+Evaluator::Evaluator(DeviceLimits dev) : dev_(std::move(dev)) {
+  // Gate data stays cached up to half of the memory free at start; the rest is for the
+  // candidates' scratch and for other processes on the device.
+  dataset_budget_ = gpu::memory_info().first / 2;
+}
+
+Evaluator::~Evaluator() = default;
+
+const Family& Evaluator::family(const std::string& spec_path) {
+  auto it = families_.find(spec_path);
+  if (it != families_.end()) return it->second;
+  try {
+    return families_.emplace(spec_path, load_family(spec_path)).first->second;
+  } catch (const SpecError& e) {
+    throw ReferenceError(std::string("spec: ") + e.what());
+  }
+}
+
+cudaKernel_t Evaluator::reference_kernel(const Family& f, const std::string& ref_cubin_path) {
+  auto it = references_.find(ref_cubin_path);
+  try {
+    if (it == references_.end())
+      it = references_
+               .emplace(ref_cubin_path, std::make_unique<gpu::Library>(gpu::Library::from_file(ref_cubin_path)))
+               .first;
+    return it->second->kernel(f.reference.entry);
+  } catch (const gpu::CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();
+    throw ReferenceError(std::string("reference: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw ReferenceError(std::string("reference: ") + e.what());
+  }
+}
+
+std::shared_ptr<DataSet> Evaluator::dataset(const Family& f, const std::string& ref_cubin_path, const Shape& s,
+                                            double input_scale, uint64_t seed) {
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.17g", input_scale);
+  const std::string key = f.spec_hash + "|" + f.spec_path.string() + "|" + ref_cubin_path + "|" + to_string(s) +
+                          "|" + scale + "|" + std::to_string(seed);
+  for (auto it = datasets_.begin(); it != datasets_.end(); ++it) {
+    if (it->first != key) continue;
+    datasets_.splice(datasets_.begin(), datasets_, it);
+    return datasets_.front().second;
+  }
+
+  const cudaKernel_t ref = reference_kernel(f, ref_cubin_path);
+  auto ds = std::make_shared<DataSet>(f, s, input_scale, seed, dev_, stream_);
+  const Scope scope = make_reference_scope(f, s, dev_);
+  ds->prepare(f.reference.args, scope, true);
+  const ArgPack args = ds->pack(f.reference.args, scope);
+  if (auto err = ds->run_reference(ref, dims_of(resolve_launch(f.reference.launch, scope)), args, dev_))
+    throw ReferenceError(*err);
+
+  datasets_.emplace_front(key, ds);
+  size_t total = 0;
+  for (const auto& e : datasets_) total += e.second->device_bytes();
+  while (datasets_.size() > 1 && (total > dataset_budget_ || datasets_.size() > kMaxDataSets)) {
+    total -= datasets_.back().second->device_bytes();
+    datasets_.pop_back();  // freed once no evaluation holds it
+  }
+  return ds;
+}
+
+gpu::DeviceBuffer* Evaluator::l2_flush() {
+  // Twice the L2, so nothing the kernel used survives the fill.
+  if (!flush_) flush_ = std::make_unique<gpu::DeviceBuffer>(static_cast<size_t>(std::max<int64_t>(dev_.l2_bytes, 32 << 20)) * 2);
+  return flush_.get();
+}
+
+std::unique_ptr<Evaluator::Candidate> Evaluator::gate(const EvalRequest& req, EvalResult& r) {
+  const Family& f = family(req.spec_path);
+  auto c = std::make_unique<Candidate>();
+  c->f = &f;
+  c->config = validate_config(f, req.config);
+  c->shape = validate_shape(f, req.shape);
+  c->ref_cubin_path = req.ref_cubin_path;
+  c->seed = req.seed;
+  if (auto v = violated_constraint(f, c->config, c->shape, dev_)) {
+    r.status = Status::Invalid;
+    r.error = "constraint: " + *v;
+    return nullptr;
+  }
+  try {
+    c->lib = std::make_unique<gpu::Library>(gpu::Library::from_file(req.cubin_path));
+    c->kernel = c->lib->kernel(f.kernel.entry);
+  } catch (const gpu::CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();
+    r.status = Status::LaunchError;
+    r.error = std::string("load: ") + e.what();
+    return nullptr;
+  } catch (const std::runtime_error& e) {
+    r.status = Status::LaunchError;
+    r.error = std::string("load: ") + e.what();
+    return nullptr;
+  }
+
+  const auto cases = gate_shapes(f, c->shape);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& [gc, s] = cases[i];
+    if (violated_constraint(f, c->config, s, dev_)) continue;  // the config does not claim this shape
+    const std::string where = where_text(i, gc, s);
+    const auto ds = dataset(f, req.ref_cubin_path, s, gc.input_scale, req.seed);
+    const Scope scope = make_scope(f, c->config, s, dev_);
+    const gpu::LaunchDims dims = dims_of(resolve_launch(f.kernel.launch, scope));
+    ds->prepare(f.kernel.args, scope, true);
+    const ArgPack args = ds->pack(f.kernel.args, scope);
+    if (auto err = launch_and_wait(c->kernel, dims, args, stream_)) {
+      r.status = Status::LaunchError;
+      r.error = *err + " on " + where;
+      return nullptr;
+    }
+    if (auto err = check_outputs(*ds, f.tolerance_for(s), where, r)) {
+      r.status = Status::WrongResult;
+      r.error = *err;
+      return nullptr;
+    }
+    ++r.gate_shapes;
+  }
+  return c;
+}
+
+std::optional<TimingStats> Evaluator::time(Candidate& c, EvalResult& r, const TimingOptions& o) {
+  const Family& f = *c.f;
+  const auto ds = dataset(f, c.ref_cubin_path, c.shape, 1.0, c.seed);
+  const Scope scope = make_scope(f, c.config, c.shape, dev_);
+  const gpu::LaunchDims dims = dims_of(resolve_launch(f.kernel.launch, scope));
+  // Fresh inputs and poisoned outputs, but scratch as the gate left it: a kernel must leave
+  // its counters zero, and one that does not shows up in the check below.
+  ds->prepare(f.kernel.args, scope, false);
+  ArgPack args = ds->pack(f.kernel.args, scope);
+  if (dims.smem > 0) gpu::check(gpu::set_max_dynamic_smem(c.kernel, dims.smem), "cudaFuncSetAttribute");
+  auto launch = [&] { gpu::check(gpu::launch(c.kernel, dims, args.ptrs.data(), stream_), "cudaLaunchKernel"); };
+
+  TimingStats t;
+  try {
+    t = measure_kernel(launch, stream_, o, o.cold_l2 ? l2_flush() : nullptr);
+    stream_.synchronize();
+  } catch (const gpu::CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();
+    r.status = Status::LaunchError;
+    r.error = std::string("timing: ") + e.what();
+    return std::nullopt;
+  }
+  // A race or a stateful kernel may be right once and wrong on repetition.
+  const std::string where = "after timing, shape " + to_string(c.shape);
+  if (auto err = check_outputs(*ds, f.tolerance_for(c.shape), where, r)) {
+    r.status = Status::WrongResult;
+    r.error = *err;
+    return std::nullopt;
+  }
+  return t;
+}
+
+EvalResult Evaluator::evaluate(const EvalRequest& req) {
+  EvalResult r;
+  r.id = req.id;
+  guarded(r, [&] {
+    auto c = gate(req, r);
+    if (!c || !req.time) return;
+    r.timing = time(*c, r, req.timing);
+  });
+  return r;
+}
+
+TimeManyResult Evaluator::time_many(const TimeManyRequest& req) {
+  TimeManyResult out;
+  out.id = req.id;
+  const size_t n = req.items.size();
+  std::vector<std::unique_ptr<Candidate>> cands(n);
+  std::vector<std::vector<TimingStats>> rounds(n);
+  out.items.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    out.items[i].id = req.items[i].id;
+    guarded(out.items[i], [&] { cands[i] = gate(req.items[i], out.items[i]); });
+    if (out.items[i].status != Status::Ok) cands[i].reset();
+  }
+  // Interleaved rounds, alternating direction, so drift (clocks, temperature, neighbours)
+  // spreads evenly over the items instead of favouring the first.
+  for (int round = 0; round < std::max(req.rounds, 1); ++round) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = round % 2 == 0 ? k : n - 1 - k;
+      if (!cands[i]) continue;
+      EvalResult& r = out.items[i];
+      guarded(r, [&] {
+        if (auto t = time(*cands[i], r, req.items[i].timing)) rounds[i].push_back(*t);
+      });
+      if (r.status != Status::Ok) cands[i].reset();
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (cands[i] && !rounds[i].empty()) out.items[i].timing = combine_rounds(rounds[i]);
+  return out;
+}
+
+}  // namespace kf

@@ -1,0 +1,20 @@
+// Command lines the manifest gives for building and profiling an exported kernel.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace kf::exporter {
+
+// nvcc flags equivalent to a variant's NVRTC options: options nvcc shares (-D, --std,
+// --use_fast_math, --maxrregcount, --ftz, ...) pass through; NVRTC-only ones and include
+// paths (the exported source has its includes inlined) are dropped.
+std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_options);
+
+// "nvcc -O3 -arch=sm_90 <flags> -o <name>_runner <name>.cu <name>_runner.cu"
+std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags);
+// "nvcc -O3 -arch=sm_90 <flags> -c <name>.cu"
+std::string object_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags);
+// "ncu --set full -k <name>_kernel -c 1 ./<name>_runner"
+std::string ncu_command(const std::string& name);
+
+}  // namespace kf::exporter

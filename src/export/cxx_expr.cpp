@@ -1,0 +1,482 @@
+// Expression -> C++: a recursive-descent parser of the same grammar as space/expr.cpp that
+// emits code instead of building a tree. Precedence, lowest first:
+// ?:  ||  &&  == !=  < <= > >=  + -  * / %  unary - ! +
+#include "export/cxx_expr.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+namespace kf::exporter {
+
+std::string cxx_int_literal(int64_t v) {
+  // -9223372036854775808LL is not a literal in C++ (it is minus a too-large literal).
+  if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+  return std::to_string(v) + "LL";
+}
+
+std::string cxx_real_literal(double v) {
+  if (std::isnan(v)) return "(0.0 / 0.0)";
+  if (std::isinf(v)) return v > 0 ? "HUGE_VAL" : "(-HUGE_VAL)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string cxx_string_literal(const std::string& s) {
+  std::string out = "std::string_view(\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\")";
+}
+
+std::string cxx_type_name(CxxType t) {
+  switch (t) {
+    case CxxType::Int: return "long long";
+    case CxxType::Real: return "double";
+    case CxxType::Str: return "std::string_view";
+  }
+  return "long long";
+}
+
+std::string cxx_as_int(const CxxExpr& e) {
+  if (e.type == CxxType::Int) return e.code;
+  return "kfx::to_int(kfx_bad, " + e.code + ")";
+}
+
+std::string cxx_as_real(const CxxExpr& e) {
+  if (e.type == CxxType::Real) return e.code;
+  return "static_cast<double>(" + e.code + ")";
+}
+
+std::string cxx_as_bool(const CxxExpr& e, const std::string& text) {
+  if (e.type == CxxType::Str) throw ExprError("in '" + text + "': a string is not a condition");
+  return "kfx::truth(" + e.code + ")";
+}
+
+namespace {
+
+struct Located {
+  size_t pos;
+  std::string message;
+};
+[[noreturn]] void fail(size_t pos, std::string message) { throw Located{pos, std::move(message)}; }
+
+const char* type_word(CxxType t) {
+  switch (t) {
+    case CxxType::Int: return "an integer";
+    case CxxType::Real: return "a real";
+    case CxxType::Str: return "a string";
+  }
+  return "?";
+}
+
+class Translator {
+ public:
+  Translator(const std::string& text, const NameResolver& names) : s_(text), names_(names) {}
+
+  CxxExpr all() {
+    skip();
+    if (pos_ == s_.size()) fail(pos_, "empty expression");
+    CxxExpr e = ternary();
+    skip();
+    if (pos_ != s_.size()) fail(pos_, "unexpected '" + std::string(1, s_[pos_]) + "'");
+    return e;
+  }
+
+ private:
+  const std::string& s_;
+  const NameResolver& names_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+
+  struct Depth {
+    Translator& t;
+    explicit Depth(Translator& tr) : t(tr) {
+      if (++t.depth_ > 200) fail(t.pos_, "expression nested too deeply");
+    }
+    ~Depth() { --t.depth_; }
+  };
+
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+
+  bool accept(std::string_view op) {
+    skip();
+    if (s_.compare(pos_, op.size(), op) != 0) return false;
+    const char next = pos_ + op.size() < s_.size() ? s_[pos_ + op.size()] : '\0';
+    if ((op == "<" || op == ">" || op == "!") && next == '=') return false;
+    pos_ += op.size();
+    return true;
+  }
+
+  void expect(char ch, const char* what) {
+    skip();
+    if (pos_ >= s_.size() || s_[pos_] != ch) fail(pos_, std::string("expected ") + what);
+    ++pos_;
+  }
+
+  static void need_number(const CxxExpr& e, size_t at, const std::string& what) {
+    if (e.type == CxxType::Str) fail(at, what + " needs a number, got a string");
+  }
+  static std::string cond(const CxxExpr& e, size_t at) {
+    if (e.type == CxxType::Str) fail(at, "a string is not a condition");
+    return "kfx::truth(" + e.code + ")";
+  }
+
+  CxxExpr ternary() {
+    Depth guard(*this);
+    CxxExpr c = logical_or();
+    skip();
+    const size_t at = pos_;
+    if (!accept("?")) return c;
+    CxxExpr yes = ternary();
+    expect(':', "':' of '?:'");
+    CxxExpr no = ternary();
+    const std::string test = cond(c, at);
+    if (yes.type == no.type) return {"(" + test + " ? " + yes.code + " : " + no.code + ")", yes.type};
+    if (yes.type == CxxType::Str || no.type == CxxType::Str)
+      fail(at, "'?:' mixes a string with a number");
+    // The evaluator keeps the chosen branch's kind; C++ needs one type, and a real holds both.
+    return {"(" + test + " ? " + cxx_as_real(yes) + " : " + cxx_as_real(no) + ")", CxxType::Real};
+  }
+
+  template <typename Next>
+  CxxExpr level(std::initializer_list<std::string_view> ops, Next next) {
+    CxxExpr lhs = (this->*next)();
+    for (;;) {
+      skip();
+      const size_t at = pos_;
+      std::string_view op;
+      for (auto o : ops)
+        if (accept(o)) {
+          op = o;
+          break;
+        }
+      if (op.empty()) return lhs;
+      CxxExpr rhs = (this->*next)();
+      lhs = binary(std::string(op), lhs, rhs, at);
+    }
+  }
+
+  CxxExpr logical_or() { return level({"||"}, &Translator::logical_and); }
+  CxxExpr logical_and() { return level({"&&"}, &Translator::equality); }
+  CxxExpr equality() { return level({"==", "!="}, &Translator::relational); }
+  CxxExpr relational() { return level({"<=", ">=", "<", ">"}, &Translator::additive); }
+  CxxExpr additive() { return level({"+", "-"}, &Translator::multiplicative); }
+  CxxExpr multiplicative() { return level({"*", "/", "%"}, &Translator::unary); }
+
+  static CxxExpr binary(const std::string& op, const CxxExpr& a, const CxxExpr& b, size_t at) {
+    if (op == "&&" || op == "||")  // short-circuit, like the evaluator
+      return {"static_cast<long long>(" + cond(a, at) + " " + op + " " + cond(b, at) + ")", CxxType::Int};
+    const bool cmp = op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
+    if (a.type == CxxType::Str || b.type == CxxType::Str) {
+      if (a.type != b.type)
+        fail(at, "cannot apply '" + op + "' to " + type_word(a.type) + " and " + type_word(b.type));
+      if (op != "==" && op != "!=") fail(at, "strings support only == and !=, not '" + op + "'");
+      return {"static_cast<long long>(" + a.code + " " + op + " " + b.code + ")", CxxType::Int};
+    }
+    const bool ints = a.type == CxxType::Int && b.type == CxxType::Int;
+    if (cmp) {
+      if (ints) return {"static_cast<long long>(" + a.code + " " + op + " " + b.code + ")", CxxType::Int};
+      return {"static_cast<long long>(" + cxx_as_real(a) + " " + op + " " + cxx_as_real(b) + ")",
+              CxxType::Int};
+    }
+    static const std::pair<const char*, const char*> kNames[] = {
+        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"%", "mod"}};
+    for (const auto& [sym, name] : kNames) {
+      if (op != sym) continue;
+      if (ints) return {std::string("kfx::i") + name + "(kfx_bad, " + a.code + ", " + b.code + ")", CxxType::Int};
+      if (op == "+" || op == "-" || op == "*")
+        return {"(" + cxx_as_real(a) + " " + op + " " + cxx_as_real(b) + ")", CxxType::Real};
+      return {std::string("kfx::f") + name + "(kfx_bad, " + cxx_as_real(a) + ", " + cxx_as_real(b) + ")",
+              CxxType::Real};
+    }
+    fail(at, "unknown operator '" + op + "'");
+  }
+
+  CxxExpr unary() {
+    Depth guard(*this);
+    skip();
+    const size_t at = pos_;
+    if (accept("!")) {
+      CxxExpr v = unary();
+      return {"static_cast<long long>(!" + cond(v, at) + ")", CxxType::Int};
+    }
+    if (accept("-")) {
+      CxxExpr v = unary();
+      need_number(v, at, "unary '-'");
+      if (v.type == CxxType::Int) return {"kfx::ineg(kfx_bad, " + v.code + ")", CxxType::Int};
+      return {"(-" + v.code + ")", CxxType::Real};
+    }
+    if (accept("+")) {
+      CxxExpr v = unary();
+      need_number(v, at, "unary '+'");
+      return v;
+    }
+    return primary();
+  }
+
+  CxxExpr primary() {
+    skip();
+    if (pos_ >= s_.size()) fail(pos_, "expected a number, name, string or '(' at the end");
+    const char ch = s_[pos_];
+    if (ch == '(') {
+      ++pos_;
+      CxxExpr inner = ternary();
+      expect(')', "')'");
+      return {"(" + inner.code + ")", inner.type};
+    }
+    if (std::isdigit(static_cast<unsigned char>(ch)) ||
+        (ch == '.' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))))
+      return number();
+    if (ch == '\'' || ch == '"') {
+      const size_t start = pos_++;
+      const size_t end = s_.find(ch, pos_);
+      if (end == std::string::npos) fail(start, "unterminated string");
+      std::string text = s_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      return {cxx_string_literal(text), CxxType::Str};
+    }
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') return name_or_call();
+    fail(pos_, "expected a number, name, string or '(', got '" + std::string(1, ch) + "'");
+  }
+
+  static bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+  CxxExpr number() {
+    const size_t start = pos_;
+    bool real = false;
+    while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
+    if (pos_ < s_.size() && s_[pos_] == '.') {
+      real = true;
+      ++pos_;
+      while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      size_t p = pos_ + 1;
+      if (p < s_.size() && (s_[p] == '+' || s_[p] == '-')) ++p;
+      if (p < s_.size() && digit(s_[p])) {
+        real = true;
+        pos_ = p;
+        while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
+      }
+    }
+    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      fail(pos_, "unexpected '" + std::string(1, s_[pos_]) + "' after a number");
+    const std::string digits = s_.substr(start, pos_ - start);
+    if (real) return {cxx_real_literal(std::strtod(digits.c_str(), nullptr)), CxxType::Real};
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc()) fail(start, "integer " + digits + " is too large");
+    return {cxx_int_literal(v), CxxType::Int};
+  }
+
+  CxxExpr name_or_call() {
+    const size_t start = pos_;
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
+      ++pos_;
+    std::string name = s_.substr(start, pos_ - start);
+    if (name.back() == '.' || name.find("..") != std::string::npos) fail(start, "malformed name '" + name + "'");
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == '(') {
+      ++pos_;
+      std::vector<CxxExpr> args;
+      skip();
+      if (pos_ < s_.size() && s_[pos_] == ')') {
+        ++pos_;
+      } else {
+        for (;;) {
+          args.push_back(ternary());
+          skip();
+          if (pos_ < s_.size() && s_[pos_] == ',') {
+            ++pos_;
+            continue;
+          }
+          expect(')', "',' or ')'");
+          break;
+        }
+      }
+      return call(name, args, start);
+    }
+    std::optional<CxxExpr> r = names_(name);
+    if (!r) fail(start, "unknown name '" + name + "'");
+    return *r;
+  }
+
+  static CxxExpr call(const std::string& f, const std::vector<CxxExpr>& args, size_t at) {
+    const auto arity = [&](size_t lo, size_t hi) {
+      if (args.size() < lo || args.size() > hi)
+        fail(at, f + "() takes " + (lo == hi ? std::to_string(lo) : "at least " + std::to_string(lo)) +
+                     " argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    };
+    const auto numbers = [&] {
+      for (const auto& a : args) need_number(a, at, f + "()");
+    };
+    const auto all_int = [&] {
+      for (const auto& a : args)
+        if (a.type != CxxType::Int) return false;
+      return true;
+    };
+    if (f == "min" || f == "max") {
+      arity(2, 16);
+      numbers();
+      const bool ints = all_int();
+      // Folded pairwise, left to right, as the evaluator does.
+      std::string code = ints ? args[0].code : cxx_as_real(args[0]);
+      for (size_t i = 1; i < args.size(); ++i)
+        code = std::string(ints ? "kfx::i" : "kfx::f") + f + "(" + code + ", " +
+               (ints ? args[i].code : cxx_as_real(args[i])) + ")";
+      return {code, ints ? CxxType::Int : CxxType::Real};
+    }
+    if (f == "ceil_div") {
+      arity(2, 2);
+      numbers();
+      if (all_int()) return {"kfx::iceil_div(kfx_bad, " + args[0].code + ", " + args[1].code + ")", CxxType::Int};
+      return {"kfx::fceil_div(kfx_bad, " + cxx_as_real(args[0]) + ", " + cxx_as_real(args[1]) + ")",
+              CxxType::Real};
+    }
+    if (f == "sqrt" || f == "rsqrt" || f == "log2") {
+      arity(1, 1);
+      numbers();
+      return {"kfx::f" + f + "(kfx_bad, " + cxx_as_real(args[0]) + ")", CxxType::Real};
+    }
+    if (f == "pow") {
+      arity(2, 2);
+      numbers();
+      return {"std::pow(" + cxx_as_real(args[0]) + ", " + cxx_as_real(args[1]) + ")", CxxType::Real};
+    }
+    if (f == "abs") {
+      arity(1, 1);
+      numbers();
+      if (args[0].type == CxxType::Int) return {"kfx::iabs(kfx_bad, " + args[0].code + ")", CxxType::Int};
+      return {"std::fabs(" + args[0].code + ")", CxxType::Real};
+    }
+    if (f == "floor" || f == "ceil") {
+      arity(1, 1);
+      numbers();
+      if (args[0].type == CxxType::Int) return args[0];  // already integral
+      return {"std::" + f + "(" + args[0].code + ")", CxxType::Real};
+    }
+    if (f == "sizeof_dtype") {
+      arity(1, 1);
+      if (args[0].type != CxxType::Str) fail(at, "sizeof_dtype() needs a string");
+      return {"kfx::sizeof_dtype(kfx_bad, " + args[0].code + ")", CxxType::Int};
+    }
+    fail(at, "unknown function '" + f + "'");
+  }
+};
+
+}  // namespace
+
+CxxExpr translate_expr(const std::string& text, const NameResolver& names) {
+  try {
+    Translator t(text, names);
+    return t.all();
+  } catch (const Located& e) {
+    throw ExprError("in '" + text + "': " + e.message + " (at column " + std::to_string(e.pos + 1) + ")");
+  }
+}
+
+std::string cxx_expr_helpers() {
+  // Mirrors the evaluator in space/expr.cpp: errors it would throw set kfx_bad instead.
+  // [[maybe_unused]]: a file uses only the helpers its expressions need, and nvcc's front end
+  // warns about unreferenced functions with internal linkage.
+  return R"CXX(namespace {
+namespace kfx {
+[[maybe_unused]] inline bool truth(long long v) { return v != 0; }
+[[maybe_unused]] inline bool truth(double v) { return v != 0.0; }
+[[maybe_unused]] inline long long iadd(bool& bad, long long a, long long b) {
+  if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) { bad = true; return 0; }
+  return a + b;
+}
+[[maybe_unused]] inline long long isub(bool& bad, long long a, long long b) {
+  if ((b < 0 && a > LLONG_MAX + b) || (b > 0 && a < LLONG_MIN + b)) { bad = true; return 0; }
+  return a - b;
+}
+[[maybe_unused]] inline long long imul(bool& bad, long long a, long long b) {
+  if (a == 0 || b == 0) return 0;
+  if ((a == -1 && b == LLONG_MIN) || (b == -1 && a == LLONG_MIN)) { bad = true; return 0; }
+  const long long r = static_cast<long long>(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
+  if (a != -1 && r / a != b) { bad = true; return 0; }
+  return r;
+}
+[[maybe_unused]] inline long long idiv(bool& bad, long long a, long long b) {
+  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
+  return a / b;
+}
+[[maybe_unused]] inline long long imod(bool& bad, long long a, long long b) {
+  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
+  return a % b;
+}
+[[maybe_unused]] inline long long ineg(bool& bad, long long a) {
+  if (a == LLONG_MIN) { bad = true; return 0; }
+  return -a;
+}
+[[maybe_unused]] inline long long iabs(bool& bad, long long a) { return a < 0 ? ineg(bad, a) : a; }
+[[maybe_unused]] inline double fdiv(bool& bad, double a, double b) {
+  if (b == 0.0) { bad = true; return 0.0; }
+  return a / b;
+}
+[[maybe_unused]] inline double fmod(bool& bad, double a, double b) {
+  if (b == 0.0) { bad = true; return 0.0; }
+  return std::fmod(a, b);
+}
+[[maybe_unused]] inline long long imin(long long a, long long b) { return a < b ? a : b; }
+[[maybe_unused]] inline long long imax(long long a, long long b) { return a < b ? b : a; }
+[[maybe_unused]] inline double fmin(double a, double b) { return b < a ? b : a; }
+[[maybe_unused]] inline double fmax(double a, double b) { return a < b ? b : a; }
+[[maybe_unused]] inline long long iceil_div(bool& bad, long long a, long long b) {
+  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
+  long long q = a / b;
+  if (a % b != 0 && ((a < 0) == (b < 0))) ++q;
+  return q;
+}
+[[maybe_unused]] inline double fceil_div(bool& bad, double a, double b) {
+  if (b == 0.0) { bad = true; return 0.0; }
+  return std::ceil(a / b);
+}
+[[maybe_unused]] inline double fsqrt(bool& bad, double x) {
+  if (x < 0) { bad = true; return 0.0; }
+  return std::sqrt(x);
+}
+[[maybe_unused]] inline double frsqrt(bool& bad, double x) {
+  if (x <= 0) { bad = true; return 0.0; }
+  return 1.0 / std::sqrt(x);
+}
+[[maybe_unused]] inline double flog2(bool& bad, double x) {
+  if (x <= 0) { bad = true; return 0.0; }
+  return std::log2(x);
+}
+[[maybe_unused]] inline long long sizeof_dtype(bool& bad, std::string_view t) {
+  if (t == "f16" || t == "bf16") return 2;
+  if (t == "f32" || t == "i32") return 4;
+  if (t == "f64") return 8;
+  bad = true;
+  return 0;
+}
+// A real that is exactly integral is accepted where an integer is needed (Expr::eval_int).
+[[maybe_unused]] inline long long to_int(bool& bad, double x) {
+  if (!std::isfinite(x) || std::floor(x) != x || std::fabs(x) >= 9.2e18) { bad = true; return 0; }
+  return static_cast<long long>(x);
+}
+[[maybe_unused]] inline long long to_int(bool&, long long x) { return x; }
+}  // namespace kfx
+}  // namespace
+)CXX";
+}
+
+}  // namespace kf::exporter

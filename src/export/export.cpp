@@ -1,0 +1,242 @@
+#include "export/export.hpp"
+
+#include <cctype>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include "compile/compiler.hpp"
+#include "export/commands.hpp"
+#include "export/dispatch_gen.hpp"
+#include "export/kernel_model.hpp"
+#include "export/launcher_gen.hpp"
+#include "export/runner_gen.hpp"
+
+namespace kf {
+
+using namespace exporter;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("export: " + what); }
+
+std::string first_line(const std::string& s) {
+  const size_t end = s.find('\n');
+  return end == std::string::npos ? s : s.substr(0, end);
+}
+
+void write_file(const std::filesystem::path& p, const std::string& content, std::vector<std::filesystem::path>& files) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  if (!out) fail("cannot write " + p.string());
+  files.push_back(p);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The target device: the architecture's known limits, named and sized like the device the
+// winner was measured on when that device is of this architecture.
+DeviceLimits target_limits(const std::string& base_arch, const EvaluationRecord& w) {
+  DeviceLimits d = DeviceLimits::for_arch(base_arch);
+  if (w.device.cc == d.cc()) {
+    if (!w.device.name.empty()) d.name = w.device.name;
+    if (w.device.sm_count > 0) d.sm_count = w.device.sm_count;
+    d.driver = w.device.driver;
+  }
+  return d;
+}
+
+double cost_of(const Expr& e, const Scope& scope) {
+  if (e.empty()) return 0;
+  try {
+    return e.eval_double(scope);
+  } catch (const ExprError&) {
+    return 0;
+  }
+}
+
+nlohmann::json timing_json(const EvaluationRecord& w, double flops, double bytes) {
+  if (!w.timing) return nullptr;
+  const TimingStats& t = *w.timing;
+  nlohmann::json j = to_json(t);
+  if (t.median_us > 0) {
+    j["tflops"] = flops > 0 ? flops / t.median_us * 1e-6 : 0.0;
+    j["gbps"] = bytes > 0 ? bytes / t.median_us * 1e-3 : 0.0;
+  }
+  return j;
+}
+
+nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w) {
+  const Family& f = *m.family;
+  const Scope scope = make_scope(f, m.config, m.shape, m.limits);
+  const double flops = w.flops > 0 ? w.flops : cost_of(f.flops, scope);
+  const double bytes = w.bytes > 0 ? w.bytes : cost_of(f.bytes, scope);
+  const std::vector<std::string> flags = nvcc_flags(m.variant.options);
+  nlohmann::json j;
+  j["name"] = m.name;
+  j["entry"] = m.entry();
+  j["source"] = m.name + ".cu";
+  j["header"] = m.name + ".h";
+  j["cubin"] = m.name + ".cubin";
+  j["runner"] = m.name + "_runner.cu";
+  j["config"] = to_json(m.config);
+  j["config_key"] = to_string(m.config);
+  j["shape"] = to_json(m.shape);
+  j["shape_key"] = to_string(m.shape);
+  j["variant_hash"] = render_variant(f, m.config, m.shape).hash;
+  j["arch"] = m.arch;
+  j["device"] = {{"name", w.device.name}, {"cc", w.device.cc}, {"sm_count", w.device.sm_count},
+                 {"driver", w.device.driver}};
+  j["timing"] = timing_json(w, flops, bytes);
+  j["flops"] = flops;
+  j["bytes"] = bytes;
+  j["correctness"] = {{"max_abs", w.max_abs}, {"rel_l2", w.rel_l2}};
+  if (w.kernel) {
+    const KernelRecord& k = *w.kernel;
+    j["kernel"] = {{"registers", k.registers},     {"smem_static", k.smem_static}, {"smem_dynamic", k.smem_dynamic},
+                   {"stack_frame", k.stack_frame}, {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads},
+                   {"compile_ms", k.compile_ms}};
+  } else {
+    j["kernel"] = nullptr;
+  }
+  j["compile"] = {{"nvrtc_options", m.variant.options}, {"nvcc_flags", flags}};
+  j["launch"] = {{"grid", m.launch.grid}, {"block", m.launch.block}, {"smem", m.launch.smem}};
+  j["args"] = m.args;
+  j["signature"] = launcher_signature(m);
+  j["supports_signature"] = supports_signature(m);
+  j["supports"] = supported_rule(m);
+  j["commands"] = {{"build", build_command(m.name, m.arch, flags)},
+                   {"object", object_command(m.name, m.arch, flags)},
+                   {"ncu", ncu_command(m.name)}};
+  j["evaluation_id"] = w.id;
+  j["campaign_id"] = w.campaign_id;
+  return j;
+}
+
+void check_input(const ExportInput& in) {
+  if (!in.family) fail("no family given");
+  if (in.winners.empty()) fail("nothing to export: no winning evaluation given");
+  if (in.out_dir.empty()) fail("no output directory given");
+  if (!in.name.empty() && !is_c_identifier(in.name))
+    fail("name '" + in.name + "' is not a C identifier (letters, digits, '_'; not starting with a digit)");
+  std::set<std::string> shapes;
+  for (const EvaluationRecord& w : in.winners) {
+    if (w.family != in.family->name)
+      fail("evaluation " + std::to_string(w.id) + " is of family '" + w.family + "', not '" + in.family->name + "'");
+    if (w.status != Status::Ok)
+      fail("evaluation " + std::to_string(w.id) + " has status " + to_string(w.status) + ", not ok");
+    if (!shapes.insert(to_string(w.shape)).second) fail("two winners for shape " + to_string(w.shape));
+  }
+}
+
+}  // namespace
+
+std::string default_export_name(const Family& f, const Shape& s) {
+  return c_identifier(f.name + "_" + short_shape(f, s));
+}
+
+ExportOutput export_kernels(const ExportInput& in) {
+  check_input(in);
+  const Family& f = *in.family;
+  const EvaluationRecord& first = in.winners.front();
+  std::string base_arch = in.base_arch;
+  if (base_arch.empty()) {
+    if (first.device.cc <= 0) fail("no target architecture given and the winner's device has none");
+    base_arch = "sm_" + std::to_string(first.device.cc);
+  }
+  const bool several = in.winners.size() > 1;
+  const std::string prefix = in.name.empty() ? c_identifier(f.name) : in.name;
+
+  std::error_code ec;
+  std::filesystem::create_directories(in.out_dir, ec);
+  if (ec) fail("cannot create " + in.out_dir.string() + ": " + ec.message());
+
+  ExportOutput out;
+  std::vector<KernelModel> models;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const EvaluationRecord& w : in.winners) {
+    const Shape shape = validate_shape(f, w.shape);
+    const Config config = validate_config(f, w.config);
+    const DeviceLimits limits = target_limits(base_arch, w);
+    if (auto bad = violated_constraint(f, config, shape, limits))
+      fail("config " + to_string(config) + " does not satisfy '" + *bad + "' for shape " + to_string(shape) + " on " +
+           base_arch);
+    std::string name = several ? prefix + "_" + short_shape(f, shape) : in.name;
+    if (name.empty()) name = default_export_name(f, shape);
+    if (!is_c_identifier(name)) fail("derived name '" + name + "' is not a C identifier");
+
+    KernelModel m;
+    try {
+      m = make_kernel_model(f, config, shape, name, base_arch, limits);
+    } catch (const ExprError& e) {
+      fail(std::string(e.what()));
+    }
+    const std::optional<double> measured =
+        w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
+    std::string source, header;
+    try {
+      source = generate_source(m);
+      header = generate_header(m);
+    } catch (const ExprError& e) {
+      fail("cannot translate an expression of " + f.name + " to C++: " + std::string(e.what()));
+    }
+    write_file(in.out_dir / (name + ".cu"), source, out.files);
+    write_file(in.out_dir / (name + ".h"), header, out.files);
+    write_file(in.out_dir / (name + "_runner.cu"), generate_runner(m, measured), out.files);
+
+    const CompiledKernel ck = compile_variant(m.variant, base_arch, nullptr);
+    if (!ck.ok) fail("NVRTC could not compile " + name + " for " + m.arch + ": " + first_line(ck.log));
+    const auto cubin = in.out_dir / (name + ".cubin");
+    std::filesystem::copy_file(ck.cubin_path, cubin, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) fail("cannot copy the cubin to " + cubin.string() + ": " + ec.message());
+    out.files.push_back(cubin);
+
+    kernels.push_back(kernel_entry(m, w));
+    models.push_back(std::move(m));
+  }
+
+  nlohmann::json& man = out.manifest;
+  man["format"] = "kforge-export/1";
+  man["family"] = f.name;
+  man["description"] = f.description;
+  man["spec"] = f.spec_path.filename().string();
+  man["spec_hash"] = f.spec_hash;
+  man["arch"] = models.front().arch;
+  man["kernels"] = kernels;
+  man["dispatcher"] = nullptr;
+  if (several) {
+    const std::string dname = prefix + "_dispatch";
+    write_file(in.out_dir / (dname + ".cu"), generate_dispatch_source(dname, models), out.files);
+    write_file(in.out_dir / (dname + ".h"), generate_dispatch_header(dname, models), out.files);
+    nlohmann::json order = nlohmann::json::array();
+    for (const auto& m : models) order.push_back(m.name);
+    std::string objects = "nvcc -O3 -arch=" + models.front().arch + " -c " + dname + ".cu";
+    for (const auto& m : models) objects += " " + m.name + ".cu";
+    man["dispatcher"] = {{"name", dname},
+                         {"source", dname + ".cu"},
+                         {"header", dname + ".h"},
+                         {"signature", dispatch_signature(dname, models)},
+                         {"kernels", order},
+                         {"rule",
+                          "kernels whose enum dims equal the call's, nearest first by sum over int dims of "
+                          "|log2 x - log2 y| (ties in manifest order); the first launcher that does not return "
+                          "cudaErrorInvalidValue runs"},
+                         {"commands", {{"object", objects}}}};
+  } else {
+    for (const auto& [k, v] : kernels.front().items()) man[k] = v;
+  }
+  man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
+  write_file(in.out_dir / "manifest.json", man.dump(2) + "\n", out.files);
+  return out;
+}
+
+}  // namespace kf

@@ -1,0 +1,56 @@
+// `kforge export`: turns the best kernel(s) of a family into files a project can build with
+// plain nvcc, with no kforge at run time.
+//
+// For each winner (one per shape), in out_dir:
+//   <name>.cu         the rendered variant (config and specialized dims baked in, includes
+//                     inlined), entry renamed to <name>_kernel, plus the host launcher
+//   <name>.h          C ABI:  cudaError_t <name>(<buffers in spec order>, <dims in spec order>,
+//                     cudaStream_t) and int <name>_supports(<dims>, const kforge_device_info*)
+//   <name>.cubin      the same kernel compiled by NVRTC for the target (for Python loaders)
+//   <name>_runner.cu  standalone main() that runs the kernel on its shape (profiling)
+// With several winners also <prefix>_dispatch.cu/.h (see dispatch_gen.hpp), and always
+//   manifest.json     {"format":"kforge-export/1", "family", "description", "spec", "spec_hash",
+//                      "arch", "kernels":[K...], "dispatcher":{...}|null, "provenance":{...}}
+//                     where each K has: name, entry, source, header, cubin, runner, config,
+//                     shape, variant_hash, arch, device, timing{median_us,p10_us,p90_us,...,
+//                     tflops,gbps}, correctness, kernel (registers, spills, ...), compile
+//                     {nvrtc_options,nvcc_flags}, launch{grid,block,smem}, args[...],
+//                     signature, supports_signature, supports{...,"text"}, commands{build,
+//                     object,ncu}. With a single winner its K's fields are also at top level.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "family/family.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+struct ExportInput {
+  const Family* family = nullptr;
+  std::vector<EvaluationRecord> winners;  // one per shape, e.g. from Store::best; status ok
+  std::filesystem::path out_dir;          // created if missing; files in it are overwritten
+  // One winner: the launcher's name (default "<family>_<shortshape>"). Several: the prefix of
+  // each kernel's name "<prefix>_<shortshape>" and of "<prefix>_dispatch" (default: family).
+  std::string name;
+  std::string base_arch;  // "sm_90"; default: from the first winner's device (cc)
+  std::string db_path;    // recorded as provenance
+};
+
+struct ExportOutput {
+  std::vector<std::filesystem::path> files;  // everything written, manifest.json last
+  nlohmann::json manifest;
+};
+
+// Throws std::runtime_error (one line) for bad input: no winners, another family's record,
+// a non-ok record, two winners for one shape, a name that is not a C identifier, a config
+// that violates the family's constraints on the target, an NVRTC failure, an unwritable dir.
+ExportOutput export_kernels(const ExportInput& in);
+
+// "<family>_<shortshape>", e.g. "gemm_M4096_N4096_K4096_f16".
+std::string default_export_name(const Family& f, const Shape& s);
+
+}  // namespace kf

@@ -1,0 +1,123 @@
+#include "export/kernel_model.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+#include "util/hash.hpp"
+
+namespace kf::exporter {
+
+std::string ctype_of(const std::string& dtype) {
+  if (dtype == "f16") return "__half";
+  if (dtype == "bf16") return "__nv_bfloat16";
+  if (dtype == "f32") return "float";
+  if (dtype == "f64") return "double";
+  if (dtype == "i32") return "int";
+  throw std::runtime_error("export: unknown buffer dtype '" + dtype + "' (known: f16, bf16, f32, f64, i32)");
+}
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::string c_identifier(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k" + out;
+  return out;
+}
+
+std::string short_shape(const Family& f, const Shape& s) {
+  std::string out;
+  for (const DimSpec& d : f.dims) {
+    auto it = s.find(d.name);
+    if (it == s.end()) continue;
+    if (!out.empty()) out += '_';
+    out += d.is_enum ? to_string(it->second) : d.name + to_string(it->second);
+  }
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return out;  // may start with a digit: it follows "<family>_"
+}
+
+std::string rename_identifier(const std::string& source, const std::string& from, const std::string& to) {
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(source.size());
+  size_t i = 0;
+  while (i < source.size()) {
+    if (source.compare(i, from.size(), from) == 0 && (i == 0 || !ident(source[i - 1])) &&
+        (i + from.size() == source.size() || !ident(source[i + from.size()]))) {
+      out += to;
+      i += from.size();
+    } else {
+      out += source[i++];
+    }
+  }
+  return out;
+}
+
+KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
+                              const std::string& base_arch, const DeviceLimits& limits) {
+  KernelModel m;
+  m.family = &f;
+  m.name = name;
+  m.config = c;
+  m.shape = s;
+  m.limits = limits;
+  m.variant = render_variant(f, c, s);
+  const std::string original_entry = m.variant.entry;
+  m.variant.source = rename_identifier(m.variant.source, original_entry, m.entry());
+  if (m.variant.source.find(m.entry()) == std::string::npos)
+    throw std::runtime_error("export: kernel entry '" + original_entry + "' not found in the rendered source");
+  m.variant.entry = m.entry();
+  // A new name for the new source: the cubin scratch cache is keyed by this hash.
+  std::string key = m.variant.source + '\0' + m.variant.arch_suffix;
+  for (const auto& o : m.variant.options) key += '\0' + o;
+  m.variant.hash = content_hash(key);
+  m.arch = base_arch + m.variant.arch_suffix;
+
+  const Scope scope = make_scope(f, c, s, limits);
+  for (const BufferSpec& b : f.buffers) {
+    ExportBuffer eb;
+    eb.name = b.name;
+    eb.dtype = b.dtype.eval_string(scope);
+    eb.ctype = ctype_of(eb.dtype);
+    eb.role = b.role;
+    eb.count = b.count.eval_int(scope);
+    eb.spec = &b;
+    m.buffers.push_back(eb);
+  }
+  m.launch = resolve_launch(f.kernel.launch, scope);
+  m.args = nlohmann::json::array();
+  for (const ArgSpec& a : f.kernel.args) {
+    switch (a.kind) {
+      case ArgSpec::Kind::Buffer: {
+        const ExportBuffer* eb = nullptr;
+        for (const auto& x : m.buffers)
+          if (x.name == a.buffer) eb = &x;
+        if (!eb) throw std::runtime_error("export: kernel argument names unknown buffer '" + a.buffer + "'");
+        m.args.push_back({{"kind", "buffer"}, {"name", eb->name}, {"dtype", eb->dtype}, {"count", eb->count}});
+        break;
+      }
+      case ArgSpec::Kind::I32:
+        m.args.push_back({{"kind", "i32"}, {"value", a.value.eval_int(scope)}, {"expr", a.value.text()}});
+        break;
+      case ArgSpec::Kind::I64:
+        m.args.push_back({{"kind", "i64"}, {"value", a.value.eval_int(scope)}, {"expr", a.value.text()}});
+        break;
+      case ArgSpec::Kind::F32:
+        m.args.push_back({{"kind", "f32"},
+                          {"value", static_cast<double>(static_cast<float>(a.value.eval_double(scope)))},
+                          {"expr", a.value.text()}});
+        break;
+    }
+  }
+  return m;
+}
+
+}  // namespace kf::exporter

@@ -1,0 +1,200 @@
+// Rendering: a config (and the shape's specialized dims) become #defines in front of the
+// template, whose quoted #includes are inlined so the source is self-contained.
+#include "family/render.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "util/hash.hpp"
+
+namespace kf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string define_name(const std::string& s) {
+  std::string out;
+  for (char ch : s)
+    out += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : '_';
+  return out;
+}
+
+void add_defines(std::string& out, const Assignment& a) {
+  for (const auto& [name, value] : a) {
+    if (is_string(value))
+      out += "#define KF_" + define_name(name) + "_" + define_name(std::get<std::string>(value)) + " 1\n";
+    else
+      out += "#define KF_" + define_name(name) + " " + to_string(value) + "\n";
+  }
+}
+
+bool read_text(const fs::path& p, std::string& out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+// `#include "name"` -> name; anything else (including <...>) -> nullopt.
+std::optional<std::string> quoted_include(const std::string& line) {
+  size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos || line[i] != '#') return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 7);
+  if (i == std::string::npos || line[i] != '"') return std::nullopt;
+  const size_t end = line.find('"', i + 1);
+  if (end == std::string::npos) return std::nullopt;
+  return line.substr(i + 1, end - i - 1);
+}
+
+bool is_pragma_once(const std::string& line) {
+  std::istringstream in(line);
+  std::string hash, pragma, once;
+  in >> hash;
+  if (hash == "#") in >> pragma;
+  else if (hash == "#pragma") pragma = "pragma";
+  else return false;
+  in >> once;
+  return pragma == "pragma" && once == "once";
+}
+
+class Inliner {
+ public:
+  explicit Inliner(const std::vector<fs::path>& include_dirs) : dirs_(include_dirs) {}
+
+  void run(const fs::path& path, std::string& out) {
+    seen_.insert(key(path));
+    file(path, out);
+  }
+
+ private:
+  // Appends path's text with its includes inlined; path is already marked as seen.
+  void file(const fs::path& path, std::string& out) {
+    std::string text;
+    if (!read_text(path, text)) throw SpecError(path.string() + ": cannot read template file");
+    std::istringstream in(text);
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (is_pragma_once(line)) {
+        // Each file is inlined once anyway, and NVRTC warns about #pragma once in the main file.
+        out += "// #pragma once (inlined once)\n";
+        continue;
+      }
+      const auto name = quoted_include(line);
+      if (!name) {
+        out += line;
+        out += '\n';
+        continue;
+      }
+      const fs::path found = find(*name, path, line_no);
+      if (!seen_.insert(key(found)).second) {
+        out += "// ---- already inlined: " + *name + " ----\n";
+        continue;
+      }
+      out += "// ---- begin " + *name + " ----\n";
+      file(found, out);
+      out += "// ---- end " + *name + " ----\n";
+    }
+  }
+
+  static std::string key(const fs::path& p) { return fs::weakly_canonical(p).string(); }
+
+  fs::path find(const std::string& name, const fs::path& from, int line_no) const {
+    std::vector<fs::path> searched{from.parent_path()};
+    searched.insert(searched.end(), dirs_.begin(), dirs_.end());
+    for (const auto& dir : searched) {
+      const fs::path candidate = (dir / name).lexically_normal();
+      if (fs::is_regular_file(candidate)) return candidate;
+    }
+    std::string where;
+    for (const auto& dir : searched) where += (where.empty() ? "" : ", ") + dir.string();
+    throw SpecError(from.string() + ":" + std::to_string(line_no) + ": cannot find included file \"" + name +
+                    "\" (searched: " + where + ")");
+  }
+
+  const std::vector<fs::path>& dirs_;
+  std::set<std::string> seen_;
+};
+
+Shape specialization_of(const Family& f, const Shape& s) {
+  Shape out;
+  for (const auto& name : f.specialize) {
+    auto it = s.find(name);
+    if (it == s.end())
+      throw SpecError("family " + f.name + ": shape '" + to_string(s) + "' lacks the specialized dimension '" + name + "'");
+    out.emplace(name, it->second);
+  }
+  return out;
+}
+
+std::string variant_hash(const Variant& v) {
+  // NUL separators: no concatenation of different parts can collide.
+  std::string data = v.source;
+  for (const auto& o : v.options) {
+    data += '\0';
+    data += o;
+  }
+  data += '\0';
+  data += v.arch_suffix;
+  return content_hash(data);
+}
+
+Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shape& s) {
+  Variant v;
+  v.family = f.name;
+  v.config = c;
+  v.specialization = specialization_of(f, s);
+  v.source = "// kforge " + f.name + (c.empty() ? " reference" : " " + to_string(c)) +
+             (v.specialization.empty() ? "" : " [" + to_string(v.specialization) + "]") + "\n";
+  v.source += render_defines(c, v.specialization);
+  v.source += inline_includes(k.template_path, f.include_dirs);
+  v.entry = k.entry;
+  v.options = f.compile_options;
+  return v;
+}
+
+}  // namespace
+
+std::string render_defines(const Config& config, const Shape& specialization) {
+  std::string out;
+  add_defines(out, config);
+  add_defines(out, specialization);
+  return out;
+}
+
+std::string inline_includes(const fs::path& file, const std::vector<fs::path>& include_dirs) {
+  std::string out;
+  Inliner(include_dirs).run(file, out);
+  return out;
+}
+
+Variant render_variant(const Family& f, const Config& c, const Shape& s) {
+  Variant v = render(f, f.kernel, c, s);
+  if (!f.arch_suffix.empty()) {
+    Scope scope(c.begin(), c.end());
+    for (const auto& [name, value] : s) scope[name] = value;
+    try {
+      v.arch_suffix = f.arch_suffix.eval_string(scope);
+    } catch (const ExprError& e) {
+      throw SpecError(f.spec_path.string() + ":/arch_suffix: " + e.what());
+    }
+  }
+  v.hash = variant_hash(v);
+  return v;
+}
+
+Variant render_reference(const Family& f, const Shape& s) {
+  Variant v = render(f, f.reference, {}, s);
+  v.hash = variant_hash(v);
+  return v;
+}
+
+}  // namespace kf

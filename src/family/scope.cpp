@@ -1,0 +1,91 @@
+// Scopes for expressions (params, dims, device.*, derived), constraint checks, the family's
+// search space for one shape and device, and launch geometry.
+#include <limits>
+#include <memory>
+
+#include "family/family.hpp"
+
+namespace kf {
+
+namespace {
+
+void add_shape(Scope& scope, const Shape& s) {
+  for (const auto& [name, value] : s) scope[name] = value;
+}
+
+// params, dims and device.*: everything but the derived values.
+Scope base_scope(const Config& c, const Shape& s, const DeviceLimits& d) {
+  Scope scope(c.begin(), c.end());
+  add_shape(scope, s);
+  d.add_to(scope);
+  return scope;
+}
+
+}  // namespace
+
+Scope make_scope(const Family& f, const Config& c, const Shape& s, const DeviceLimits& d) {
+  Scope scope = base_scope(c, s, d);
+  for (const auto& derived : f.derived) scope[derived.name] = derived.expr.eval(scope);
+  return scope;
+}
+
+Scope make_reference_scope(const Family&, const Shape& s, const DeviceLimits& d) {
+  Scope scope;
+  add_shape(scope, s);
+  d.add_to(scope);
+  return scope;
+}
+
+std::optional<std::string> violated_constraint(const Family& f, const Config& c, const Shape& s,
+                                               const DeviceLimits& d) {
+  Scope scope = base_scope(c, s, d);
+  for (const auto& derived : f.derived) {
+    try {
+      scope[derived.name] = derived.expr.eval(scope);
+    } catch (const ExprError& e) {
+      // A derived value that cannot be computed makes the config unusable for this shape.
+      return derived.name + ": " + e.what();
+    }
+  }
+  for (const auto& constraint : f.constraints) {
+    try {
+      if (!constraint.expr.eval_bool(scope)) return constraint.text;
+    } catch (const ExprError& e) {
+      return constraint.text + ": " + e.what();
+    }
+  }
+  return std::nullopt;
+}
+
+SearchSpace make_space(const Family& f, const Shape& s, const DeviceLimits& d) {
+  // The space may outlive the caller's objects, so the predicate owns copies.
+  auto family = std::make_shared<const Family>(f);
+  return SearchSpace(f.params, [family, s, d](const Config& c) { return !violated_constraint(*family, c, s, d); });
+}
+
+namespace {
+
+unsigned checked_extent(const Expr& e, const Scope& scope, const char* what, int64_t min_value) {
+  if (e.empty()) return static_cast<unsigned>(min_value);
+  const int64_t v = e.eval_int(scope);
+  if (v < min_value || v > std::numeric_limits<unsigned>::max())
+    throw ExprError("in '" + e.text() + "': " + what + " = " + std::to_string(v) + " is out of range [" +
+                    std::to_string(min_value) + ", " + std::to_string(std::numeric_limits<unsigned>::max()) + "]");
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+ResolvedLaunch resolve_launch(const LaunchSpec& l, const Scope& scope) {
+  static const char* const kGrid[] = {"grid.x", "grid.y", "grid.z"};
+  static const char* const kBlock[] = {"block.x", "block.y", "block.z"};
+  ResolvedLaunch r;
+  for (size_t i = 0; i < 3; ++i) {
+    r.grid[i] = checked_extent(l.grid[i], scope, kGrid[i], 1);
+    r.block[i] = checked_extent(l.block[i], scope, kBlock[i], 1);
+  }
+  r.smem = checked_extent(l.smem, scope, "smem", 0);
+  return r;
+}
+
+}  // namespace kf

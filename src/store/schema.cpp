@@ -1,0 +1,262 @@
+#include "store/schema.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "store/store.hpp"
+
+namespace kf::schema {
+
+namespace {
+
+// Version 1: the initial schema. Rationale per table in docs/schema.md.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE kforge_meta (
+  key   TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE devices (
+  id       INTEGER PRIMARY KEY,
+  name     TEXT NOT NULL,
+  cc       INTEGER NOT NULL,
+  sm_count INTEGER NOT NULL,
+  driver   TEXT NOT NULL,
+  UNIQUE (name, cc, sm_count, driver)
+);
+
+CREATE TABLE families (
+  id        INTEGER PRIMARY KEY,
+  name      TEXT NOT NULL UNIQUE,
+  spec_hash TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE configs (
+  id        INTEGER PRIMARY KEY,
+  family_id INTEGER NOT NULL REFERENCES families(id),
+  key       TEXT NOT NULL,
+  json      TEXT NOT NULL,
+  UNIQUE (family_id, key)
+);
+
+CREATE TABLE shapes (
+  id        INTEGER PRIMARY KEY,
+  family_id INTEGER NOT NULL REFERENCES families(id),
+  key       TEXT NOT NULL,
+  json      TEXT NOT NULL,
+  UNIQUE (family_id, key)
+);
+
+CREATE TABLE kernels (
+  id           INTEGER PRIMARY KEY,
+  variant_hash TEXT NOT NULL,
+  arch         TEXT NOT NULL,
+  ok           INTEGER NOT NULL,
+  registers    INTEGER NOT NULL,
+  smem_static  INTEGER NOT NULL,
+  smem_dynamic INTEGER NOT NULL,
+  stack_frame  INTEGER NOT NULL,
+  spill_stores INTEGER NOT NULL,
+  spill_loads  INTEGER NOT NULL,
+  compile_ms   REAL NOT NULL,
+  log          TEXT NOT NULL,
+  UNIQUE (variant_hash, arch)
+);
+
+CREATE TABLE campaigns (
+  id           INTEGER PRIMARY KEY,
+  family_id    INTEGER NOT NULL REFERENCES families(id),
+  strategy     TEXT NOT NULL,
+  seed         INTEGER NOT NULL,
+  shapes_json  TEXT NOT NULL,
+  budget_json  TEXT NOT NULL,
+  options_json TEXT NOT NULL,
+  status       TEXT NOT NULL,
+  device_id    INTEGER REFERENCES devices(id),
+  created_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL
+);
+CREATE INDEX campaigns_family ON campaigns (family_id);
+
+CREATE TABLE attempts (
+  id          INTEGER PRIMARY KEY,
+  campaign_id INTEGER REFERENCES campaigns(id),
+  config_id   INTEGER NOT NULL REFERENCES configs(id),
+  shape_id    INTEGER NOT NULL REFERENCES shapes(id),
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  state       TEXT NOT NULL CHECK (state IN ('dispatched', 'done', 'interrupted')),
+  started_at  TEXT NOT NULL,
+  finished_at TEXT
+);
+-- close_interrupted: the dispatched attempts of one campaign.
+CREATE INDEX attempts_campaign_state ON attempts (campaign_id, state);
+
+CREATE TABLE evaluations (
+  id               INTEGER PRIMARY KEY,
+  attempt_id       INTEGER UNIQUE REFERENCES attempts(id),
+  campaign_id      INTEGER REFERENCES campaigns(id),
+  config_id        INTEGER NOT NULL REFERENCES configs(id),
+  shape_id         INTEGER NOT NULL REFERENCES shapes(id),
+  device_id        INTEGER NOT NULL REFERENCES devices(id),
+  kernel_id        INTEGER REFERENCES kernels(id),
+  status           TEXT NOT NULL,
+  error            TEXT NOT NULL,
+  max_abs          REAL NOT NULL,
+  rel_l2           REAL NOT NULL,
+  median_us        REAL,
+  p10_us           REAL,
+  p90_us           REAL,
+  ci_lo_us         REAL,
+  ci_hi_us         REAL,
+  reps             INTEGER,
+  launches_per_rep INTEGER,
+  plain_median_us  REAL,
+  flops            REAL NOT NULL,
+  bytes            REAL NOT NULL,
+  created_at       TEXT NOT NULL
+);
+-- evaluated_config_keys / interrupted_counts / top with a device: (shape, device, status).
+CREATE INDEX evaluations_shape_device ON evaluations (shape_id, device_id, status, config_id);
+-- top / best over any device: ok rows of one shape, already in median order.
+CREATE INDEX evaluations_shape_status_median ON evaluations (shape_id, status, median_us);
+-- status_counts and per-campaign listings.
+CREATE INDEX evaluations_campaign_status ON evaluations (campaign_id, status);
+-- listings by family go through configs(family_id, key) then here.
+CREATE INDEX evaluations_config ON evaluations (config_id);
+
+CREATE TABLE baselines (
+  id         INTEGER PRIMARY KEY,
+  family_id  INTEGER NOT NULL REFERENCES families(id),
+  shape_id   INTEGER NOT NULL REFERENCES shapes(id),
+  device_id  INTEGER NOT NULL REFERENCES devices(id),
+  backend    TEXT NOT NULL,
+  median_us  REAL NOT NULL,
+  extra_json TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX baselines_shape_device ON baselines (shape_id, device_id, backend);
+)sql";
+
+struct Migration {
+  int version;      // the schema version after this step
+  const char* sql;  // run inside the migration's transaction
+};
+
+// Append only: a released step is never edited, a change is a new step.
+constexpr Migration kMigrations[] = {
+    {1, kSchemaV1},
+};
+
+// Waiting this long for another connection's write lock covers any single write (they
+// are milliseconds) and a WAL checkpoint, while still reporting a truly stuck writer.
+constexpr int kBusyTimeoutMs = 30000;
+
+std::set<std::string> user_tables(sqlite::Db& db) {
+  // The first read of the file: SQLite reports a non-database or a damaged header here.
+  sqlite::Stmt q(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  std::set<std::string> names;
+  while (q.step()) names.insert(q.text(0));
+  return names;
+}
+
+std::optional<std::string> meta(sqlite::Db& db, const char* key) {
+  sqlite::Stmt q(db, "SELECT value FROM kforge_meta WHERE key = ?");
+  q.bind(1, key);
+  if (!q.step()) return std::nullopt;
+  return q.text(0);
+}
+
+void set_meta(sqlite::Db& db, const char* key, const std::string& value) {
+  sqlite::Stmt q(db, "INSERT INTO kforge_meta (key, value) VALUES (?, ?) "
+                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  q.bind(1, key).bind(2, value).run();
+}
+
+// Version of an existing kforge database; throws if it is not one or is too new.
+int existing_version(sqlite::Db& db) {
+  auto by = meta(db, "created_by");
+  auto ver = meta(db, "schema_version");
+  if (!by || *by != "kforge" || !ver) {
+    throw StoreError(db.label() + ": not a kforge database (kforge_meta has no kforge schema_version)");
+  }
+  int v = 0;
+  try {
+    size_t used = 0;
+    v = std::stoi(*ver, &used);
+    if (used != ver->size() || v < 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw StoreError(db.label() + ": not a kforge database (bad schema_version '" + *ver + "')");
+  }
+  if (v > current_version()) {
+    throw StoreError(db.label() + ": schema version " + std::to_string(v) +
+                     " is newer than this kforge supports (" + std::to_string(current_version()) +
+                     "); use a newer kforge");
+  }
+  return v;
+}
+
+void apply_pragmas(sqlite::Db& db) {
+  // WAL: readers (kforge best/report) never block the campaign's writer nor the reverse.
+  sqlite::Stmt wal(db, "PRAGMA journal_mode = WAL");
+  std::string mode = wal.step() ? wal.text(0) : "";
+  if (mode != "wal") {
+    spdlog::warn("{}: WAL journal unavailable (journal_mode is '{}'); readers may block the writer",
+                 db.label(), mode);
+  }
+  // FULL: see docs/schema.md, "Durability". One fsync per evaluation is negligible next to
+  // compiling and timing a kernel, and it also survives a node that hangs and reboots.
+  db.exec("PRAGMA synchronous = FULL");
+  db.exec("PRAGMA foreign_keys = ON");
+}
+
+void migrate(sqlite::Db& db) {
+  sqlite::Transaction tx(db);
+  // Re-read under the write lock: another process may have created or migrated the file
+  // between our first look and now.
+  int from = 0;
+  auto tables = user_tables(db);
+  if (tables.count("kforge_meta")) {
+    from = existing_version(db);
+  } else if (!tables.empty()) {
+    throw StoreError(db.label() + ": not a kforge database (no kforge_meta table)");
+  }
+  if (from == current_version()) return;  // rolled back: nothing was written
+  for (const auto& m : kMigrations) {
+    if (m.version <= from) continue;
+    db.exec(m.sql);
+    if (m.version == 1) {
+      set_meta(db, "created_by", "kforge");
+      sqlite::Stmt q(db, "INSERT INTO kforge_meta (key, value) "
+                         "VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
+      q.run();
+    }
+    set_meta(db, "schema_version", std::to_string(m.version));
+  }
+  set_meta(db, "kforge_version", KFORGE_VERSION);
+  tx.commit();
+}
+
+}  // namespace
+
+int current_version() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+void open(sqlite::Db& db) {
+  db.busy_timeout(kBusyTimeoutMs);
+  // Classify before any pragma: journal_mode = WAL rewrites the header, and a foreign file
+  // must be left exactly as it was.
+  auto tables = user_tables(db);
+  int version = 0;
+  if (tables.count("kforge_meta")) {
+    version = existing_version(db);
+  } else if (!tables.empty()) {
+    throw StoreError(db.label() + ": not a kforge database (no kforge_meta table)");
+  }
+  apply_pragmas(db);
+  if (version < current_version()) migrate(db);
+}
+
+}  // namespace kf::schema

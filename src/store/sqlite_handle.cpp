@@ -1,0 +1,165 @@
+#include "store/sqlite_handle.hpp"
+
+#include <sqlite3.h>
+
+#include <limits>
+
+#include "store/store.hpp"
+
+namespace kf::sqlite {
+
+namespace {
+int checked_size(std::string_view v) {
+  if (v.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error("text too long for SQLite");
+  }
+  return static_cast<int>(v.size());
+}
+}  // namespace
+
+// ---- Db ----
+
+Db::Db(const std::string& filename, std::string label) : label_(std::move(label)) {
+  // NOMUTEX: the Store serialises its own calls; FULLMUTEX would only add a second lock.
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(filename.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    // A handle is returned even on failure (except out of memory); its message is the detail.
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError(label_ + ": " + msg);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::~Db() {
+  // close_v2 defers the close until every statement is finalized; with RAII statements
+  // there are none left by now.
+  sqlite3_close_v2(db_);
+}
+
+void Db::fail(int rc, std::string_view context) const {
+  std::string msg = label_ + ": ";
+  if (!context.empty()) {
+    msg += context;
+    msg += ": ";
+  }
+  // errmsg describes the most recent failure on this connection; errstr is the generic
+  // text for the code, used if the two disagree (e.g. after a later successful call).
+  const char* detail = db_ && sqlite3_errcode(db_) == rc ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  msg += detail;
+  throw StoreError(msg);
+}
+
+void Db::exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string detail = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    throw StoreError(label_ + ": " + detail);
+  }
+}
+
+int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int Db::changes() const { return sqlite3_changes(db_); }
+void Db::busy_timeout(int ms) { sqlite3_busy_timeout(db_, ms); }
+
+// ---- Stmt ----
+
+Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
+  int rc = sqlite3_prepare_v2(db.raw(), sql.data(), checked_size(sql), &stmt_, nullptr);
+  if (rc != SQLITE_OK) db_.fail(rc, "");
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt& Stmt::bind(int i, int64_t v) {
+  int rc = sqlite3_bind_int64(stmt_, i, v);
+  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, double v) {
+  int rc = sqlite3_bind_double(stmt_, i, v);
+  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, std::string_view v) {
+  int rc = sqlite3_bind_text(stmt_, i, v.data(), checked_size(v), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int i) {
+  int rc = sqlite3_bind_null(stmt_, i);
+  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
+  return *this;
+}
+
+bool Stmt::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail(rc, "");
+}
+
+void Stmt::run() {
+  while (step()) {
+  }
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+int Stmt::int32(int col) const { return sqlite3_column_int(stmt_, col); }
+double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
+
+std::string Stmt::text(int col) const {
+  const auto* p = sqlite3_column_text(stmt_, col);
+  if (!p) return {};
+  return std::string(reinterpret_cast<const char*>(p),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
+std::optional<int64_t> Stmt::opt_int64(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return int64(col);
+}
+
+std::optional<double> Stmt::opt_real(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return real(col);
+}
+
+// ---- transactions ----
+
+Transaction::Transaction(Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (open_) {
+    // Never throws from a destructor: a failed rollback leaves SQLite to roll back the
+    // transaction when the connection closes.
+    sqlite3_exec(db_.raw(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  open_ = false;
+}
+
+ReadTransaction::ReadTransaction(Db& db) : db_(db) { db_.exec("BEGIN"); }
+
+ReadTransaction::~ReadTransaction() {
+  sqlite3_exec(db_.raw(), "COMMIT", nullptr, nullptr, nullptr);
+}
+
+}  // namespace kf::sqlite

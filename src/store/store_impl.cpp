@@ -1,0 +1,237 @@
+#include "store/store_impl.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "store/schema.hpp"
+
+namespace kf {
+
+std::string now_utc() {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::time_t t = system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[96];  // room for any int the compiler imagines in the fields
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+DeviceKey device_key(const DeviceLimits& d) { return {d.name, d.cc(), d.sm_count, d.driver}; }
+
+Store::Impl::Impl(const std::filesystem::path& p) : path(p), db(p.string(), p.string()) {
+  schema::open(db);
+}
+
+void Store::Impl::fail(const std::string& what) const { throw StoreError(db.label() + ": " + what); }
+
+nlohmann::json Store::Impl::parse_json(const std::string& text, const char* what) const {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("stored ") + what + " is not valid JSON (" + e.what() + ")");
+  }
+}
+
+Assignment Store::Impl::parse_assignment(const std::string& text, const char* what) const {
+  auto j = parse_json(text, what);
+  try {
+    return assignment_from_json(j);
+  } catch (const std::exception& e) {
+    fail(std::string("stored ") + what + " is malformed (" + e.what() + ")");
+  }
+}
+
+Status Store::Impl::parse_status(const std::string& text) const {
+  try {
+    return status_from_string(text);
+  } catch (const std::exception&) {
+    fail("unknown evaluation status '" + text + "'");
+  }
+}
+
+// ---- ids ----
+
+std::optional<int64_t> Store::Impl::find_family(const std::string& family) {
+  sqlite::Stmt q(db, "SELECT id FROM families WHERE name = ?");
+  q.bind(1, family);
+  if (!q.step()) return std::nullopt;
+  return q.int64(0);
+}
+
+std::optional<int64_t> Store::Impl::find_shape(const std::string& family, const Shape& s) {
+  sqlite::Stmt q(db,
+                 "SELECT s.id FROM shapes s JOIN families f ON f.id = s.family_id "
+                 "WHERE f.name = ? AND s.key = ?");
+  q.bind(1, family).bind(2, to_string(s));
+  if (!q.step()) return std::nullopt;
+  return q.int64(0);
+}
+
+std::optional<int64_t> Store::Impl::find_device(const DeviceKey& d) {
+  sqlite::Stmt q(db,
+                 "SELECT id FROM devices WHERE name = ? AND cc = ? AND sm_count = ? AND driver = ?");
+  q.bind(1, d.name).bind(2, d.cc).bind(3, d.sm_count).bind(4, d.driver);
+  if (!q.step()) return std::nullopt;
+  return q.int64(0);
+}
+
+int64_t Store::Impl::family_id(const std::string& family) {
+  sqlite::Stmt ins(db, "INSERT INTO families (name) VALUES (?) ON CONFLICT (name) DO NOTHING");
+  ins.bind(1, family).run();
+  return *find_family(family);
+}
+
+namespace {
+// Shared by configs and shapes: both are (family, canonical key, json) rows.
+int64_t assignment_id(sqlite::Db& db, const char* table, int64_t family, const Assignment& a) {
+  const std::string key = to_string(a);
+  std::string t = table;
+  sqlite::Stmt ins(db, "INSERT INTO " + t +
+                           " (family_id, key, json) VALUES (?, ?, ?) "
+                           "ON CONFLICT (family_id, key) DO NOTHING");
+  ins.bind(1, family).bind(2, key).bind(3, to_json(a).dump()).run();
+  sqlite::Stmt q(db, "SELECT id FROM " + t + " WHERE family_id = ? AND key = ?");
+  q.bind(1, family).bind(2, key);
+  q.step();
+  return q.int64(0);
+}
+}  // namespace
+
+int64_t Store::Impl::config_id(int64_t family, const Config& c) {
+  return assignment_id(db, "configs", family, c);
+}
+
+int64_t Store::Impl::shape_id(int64_t family, const Shape& s) {
+  return assignment_id(db, "shapes", family, s);
+}
+
+int64_t Store::Impl::device_id(const DeviceKey& d) {
+  sqlite::Stmt ins(db,
+                   "INSERT INTO devices (name, cc, sm_count, driver) VALUES (?, ?, ?, ?) "
+                   "ON CONFLICT DO NOTHING");
+  ins.bind(1, d.name).bind(2, d.cc).bind(3, d.sm_count).bind(4, d.driver).run();
+  return *find_device(d);
+}
+
+int64_t Store::Impl::kernel_id(const KernelRecord& k) {
+  // Newest wins: (hash, arch) names the same source and options, so a recompile differs
+  // only if the toolkit changed, and then the newest numbers describe what runs now.
+  sqlite::Stmt ins(db, R"sql(
+    INSERT INTO kernels (variant_hash, arch, ok, registers, smem_static, smem_dynamic,
+                         stack_frame, spill_stores, spill_loads, compile_ms, log)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (variant_hash, arch) DO UPDATE SET
+      ok = excluded.ok, registers = excluded.registers, smem_static = excluded.smem_static,
+      smem_dynamic = excluded.smem_dynamic, stack_frame = excluded.stack_frame,
+      spill_stores = excluded.spill_stores, spill_loads = excluded.spill_loads,
+      compile_ms = excluded.compile_ms, log = excluded.log)sql");
+  ins.bind(1, k.variant_hash).bind(2, k.arch).bind(3, k.ok ? 1 : 0).bind(4, k.registers);
+  ins.bind(5, k.smem_static).bind(6, k.smem_dynamic).bind(7, k.stack_frame);
+  ins.bind(8, k.spill_stores).bind(9, k.spill_loads).bind(10, k.compile_ms).bind(11, k.log);
+  ins.run();
+  sqlite::Stmt q(db, "SELECT id FROM kernels WHERE variant_hash = ? AND arch = ?");
+  q.bind(1, k.variant_hash).bind(2, k.arch);
+  q.step();
+  return q.int64(0);
+}
+
+// ---- evaluations ----
+
+int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecord& e) {
+  sqlite::Stmt ins(db, R"sql(
+    INSERT INTO evaluations (attempt_id, campaign_id, config_id, shape_id, device_id, kernel_id,
+      status, error, max_abs, rel_l2, median_us, p10_us, p90_us, ci_lo_us, ci_hi_us, reps,
+      launches_per_rep, plain_median_us, flops, bytes, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  ins.bind(1, ids.attempt).bind(2, ids.campaign).bind(3, ids.config).bind(4, ids.shape);
+  ins.bind(5, ids.device).bind(6, ids.kernel).bind(7, to_string(e.status)).bind(8, e.error);
+  ins.bind(9, e.max_abs).bind(10, e.rel_l2);
+  if (e.timing) {
+    const TimingStats& t = *e.timing;
+    ins.bind(11, t.median_us).bind(12, t.p10_us).bind(13, t.p90_us).bind(14, t.ci_lo_us);
+    ins.bind(15, t.ci_hi_us).bind(16, t.reps).bind(17, t.launches_per_rep);
+    ins.bind(18, t.plain_median_us);
+  }  // else: timing columns stay NULL, which is how "not timed" reads back
+  ins.bind(19, e.flops).bind(20, e.bytes);
+  ins.bind(21, e.created_at.empty() ? now_utc() : e.created_at);
+  ins.run();
+  return db.last_insert_rowid();
+}
+
+void Store::Impl::require_campaign(int64_t id) {
+  sqlite::Stmt q(db, "SELECT 1 FROM campaigns WHERE id = ?");
+  q.bind(1, id);
+  if (!q.step()) fail("no campaign " + std::to_string(id));
+}
+
+void Store::Impl::touch_campaign(int64_t campaign_id, const std::string& when) {
+  sqlite::Stmt q(db, "UPDATE campaigns SET updated_at = ? WHERE id = ?");
+  q.bind(1, when).bind(2, campaign_id).run();
+}
+
+const char* const Store::Impl::kEvaluationSelect = R"sql(
+  SELECT e.id, e.campaign_id, f.name, c.json, s.json, d.name, d.cc, d.sm_count, d.driver,
+         e.status, e.error, e.max_abs, e.rel_l2,
+         e.median_us, e.p10_us, e.p90_us, e.ci_lo_us, e.ci_hi_us, e.reps, e.launches_per_rep,
+         e.plain_median_us, e.flops, e.bytes, e.created_at,
+         k.variant_hash, k.arch, k.ok, k.registers, k.smem_static, k.smem_dynamic,
+         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log
+  FROM evaluations e
+  JOIN configs c ON c.id = e.config_id
+  JOIN families f ON f.id = c.family_id
+  JOIN shapes s ON s.id = e.shape_id
+  JOIN devices d ON d.id = e.device_id
+  LEFT JOIN kernels k ON k.id = e.kernel_id
+)sql";
+
+EvaluationRecord Store::Impl::read_evaluation(const sqlite::Stmt& q) const {
+  EvaluationRecord e;
+  e.id = q.int64(0);
+  e.campaign_id = q.opt_int64(1).value_or(0);
+  e.family = q.text(2);
+  e.config = parse_assignment(q.text(3), "config");
+  e.shape = parse_assignment(q.text(4), "shape");
+  e.device = {q.text(5), q.int32(6), q.int32(7), q.text(8)};
+  e.status = parse_status(q.text(9));
+  e.error = q.text(10);
+  e.max_abs = q.real(11);
+  e.rel_l2 = q.real(12);
+  if (!q.is_null(13)) {
+    TimingStats t;
+    t.median_us = q.real(13);
+    t.p10_us = q.real(14);
+    t.p90_us = q.real(15);
+    t.ci_lo_us = q.real(16);
+    t.ci_hi_us = q.real(17);
+    t.reps = q.int32(18);
+    t.launches_per_rep = q.int32(19);
+    t.plain_median_us = q.real(20);
+    e.timing = t;
+  }
+  e.flops = q.real(21);
+  e.bytes = q.real(22);
+  e.created_at = q.text(23);
+  if (!q.is_null(24)) {
+    KernelRecord k;
+    k.variant_hash = q.text(24);
+    k.arch = q.text(25);
+    k.ok = q.int64(26) != 0;
+    k.registers = q.int32(27);
+    k.smem_static = q.int32(28);
+    k.smem_dynamic = q.int32(29);
+    k.stack_frame = q.int32(30);
+    k.spill_stores = q.int32(31);
+    k.spill_loads = q.int32(32);
+    k.compile_ms = q.real(33);
+    k.log = q.text(34);
+    e.kernel = k;
+  }
+  return e;
+}
+
+}  // namespace kf

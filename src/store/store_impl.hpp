@@ -1,0 +1,59 @@
+// Internals shared by the Store's write side (store.cpp) and read side (store_queries.cpp).
+#pragma once
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite_handle.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+// ISO-8601 UTC with milliseconds, "2025-01-31T12:00:00.000Z": sorts as text in time order.
+std::string now_utc();
+
+struct Store::Impl {
+  Impl(const std::filesystem::path& p);
+
+  std::filesystem::path path;
+  sqlite::Db db;
+  // One connection serves every thread that shares this Store; a transaction must not
+  // interleave with another thread's statements on it.
+  std::mutex mu;
+
+  [[noreturn]] void fail(const std::string& what) const;
+  nlohmann::json parse_json(const std::string& text, const char* what) const;
+  Assignment parse_assignment(const std::string& text, const char* what) const;
+  Status parse_status(const std::string& text) const;
+
+  // Lookups that never write (readers must not take the write lock) ...
+  std::optional<int64_t> find_family(const std::string& family);
+  std::optional<int64_t> find_shape(const std::string& family, const Shape& s);
+  std::optional<int64_t> find_device(const DeviceKey& d);
+  // ... and get-or-create, only inside a write transaction.
+  int64_t family_id(const std::string& family);
+  int64_t config_id(int64_t family, const Config& c);
+  int64_t shape_id(int64_t family, const Shape& s);
+  int64_t device_id(const DeviceKey& d);
+  int64_t kernel_id(const KernelRecord& k);  // upsert by (variant_hash, arch), newest wins
+
+  // Inserts one evaluation row (ids resolved by the caller); returns its id.
+  struct EvalIds {
+    std::optional<int64_t> attempt, campaign, kernel;
+    int64_t config = 0, shape = 0, device = 0;
+  };
+  int64_t insert_evaluation(const EvalIds& ids, const EvaluationRecord& e);
+  void require_campaign(int64_t id);  // throws "no campaign N"
+  void touch_campaign(int64_t campaign_id, const std::string& when);
+
+  // The columns read_evaluation expects, and the joins that produce them; callers append
+  // WHERE / ORDER BY.
+  static const char* const kEvaluationSelect;
+  EvaluationRecord read_evaluation(const sqlite::Stmt& q) const;
+  CampaignRecord read_campaign(const sqlite::Stmt& q) const;  // columns of kCampaignSelect
+};
+
+}  // namespace kf

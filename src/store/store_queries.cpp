@@ -1,0 +1,253 @@
+// The Store's read side. Reads never take the write lock, so `kforge best` and `report`
+// run while a campaign writes (WAL gives each read a consistent snapshot).
+#include <limits>
+#include <string>
+
+#include "store/store_impl.hpp"
+
+namespace kf {
+
+using Lock = std::lock_guard<std::mutex>;
+
+namespace {
+
+constexpr const char* kCampaignSelect = R"sql(
+  SELECT c.id, f.name, c.strategy, c.seed, c.shapes_json, c.budget_json, c.options_json,
+         c.status, d.name, d.cc, d.sm_count, d.driver, c.created_at, c.updated_at
+  FROM campaigns c
+  JOIN families f ON f.id = c.family_id
+  LEFT JOIN devices d ON d.id = c.device_id
+)sql";
+
+}  // namespace
+
+// ---- campaigns ----
+
+std::optional<CampaignRecord> Store::campaign(int64_t id) const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db, std::string(kCampaignSelect) + " WHERE c.id = ?");
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  return impl_->read_campaign(q);
+}
+
+std::vector<CampaignRecord> Store::campaigns() const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db, std::string(kCampaignSelect) + " ORDER BY c.id");
+  std::vector<CampaignRecord> out;
+  while (q.step()) out.push_back(impl_->read_campaign(q));
+  return out;
+}
+
+std::map<std::string, int> Store::status_counts(int64_t campaign_id) const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db,
+                 "SELECT status, count(*) FROM evaluations WHERE campaign_id = ? GROUP BY status");
+  q.bind(1, campaign_id);
+  std::map<std::string, int> out;
+  while (q.step()) out[q.text(0)] = q.int32(1);
+  return out;
+}
+
+// ---- evaluations ----
+
+std::vector<EvaluationRecord> Store::evaluations(const std::string& family,
+                                                 const std::optional<Shape>& shape,
+                                                 const std::optional<DeviceKey>& device,
+                                                 std::optional<int64_t> campaign_id) const {
+  Lock lock(impl_->mu);
+  sqlite::ReadTransaction rt(impl_->db);
+  std::string sql = std::string(Impl::kEvaluationSelect) + " WHERE f.name = ?";
+  std::optional<int64_t> shape_id, device_id;
+  if (shape) {
+    shape_id = impl_->find_shape(family, *shape);
+    if (!shape_id) return {};
+    sql += " AND e.shape_id = ?";
+  }
+  if (device) {
+    device_id = impl_->find_device(*device);
+    if (!device_id) return {};
+    sql += " AND e.device_id = ?";
+  }
+  if (campaign_id) sql += " AND e.campaign_id IS ?";  // 0 selects results of no campaign
+  sql += " ORDER BY e.id";
+  sqlite::Stmt q(impl_->db, sql);
+  int i = 1;
+  q.bind(i++, family);
+  if (shape_id) q.bind(i++, *shape_id);
+  if (device_id) q.bind(i++, *device_id);
+  if (campaign_id) {
+    if (*campaign_id == 0) {
+      q.bind_null(i++);
+    } else {
+      q.bind(i++, *campaign_id);
+    }
+  }
+  std::vector<EvaluationRecord> out;
+  while (q.step()) out.push_back(impl_->read_evaluation(q));
+  return out;
+}
+
+std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape& shape,
+                                         const std::optional<DeviceKey>& device, size_t k) const {
+  Lock lock(impl_->mu);
+  if (k == 0) return {};
+  sqlite::ReadTransaction rt(impl_->db);
+  auto shape_id = impl_->find_shape(family, shape);
+  if (!shape_id) return {};
+  std::optional<int64_t> device_id;
+  if (device) {
+    device_id = impl_->find_device(*device);
+    if (!device_id) return {};
+  }
+  // One row per config: its fastest ok evaluation (ties: the earliest), then the k fastest.
+  std::string sql = R"sql(
+    WITH ranked AS (
+      SELECT id, ROW_NUMBER() OVER (PARTITION BY config_id ORDER BY median_us, id) AS rn
+      FROM evaluations
+      WHERE shape_id = ? AND status = 'ok' AND median_us IS NOT NULL)sql";
+  if (device_id) sql += " AND device_id = ?";
+  sql += ")\n" + std::string(Impl::kEvaluationSelect) +
+         " JOIN ranked r ON r.id = e.id WHERE r.rn = 1 ORDER BY e.median_us, e.id LIMIT ?";
+  sqlite::Stmt q(impl_->db, sql);
+  int i = 1;
+  q.bind(i++, *shape_id);
+  if (device_id) q.bind(i++, *device_id);
+  const auto max = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  q.bind(i++, static_cast<int64_t>(k < max ? k : max));
+  std::vector<EvaluationRecord> out;
+  while (q.step()) out.push_back(impl_->read_evaluation(q));
+  return out;
+}
+
+std::optional<EvaluationRecord> Store::best(const std::string& family, const Shape& shape,
+                                            const std::optional<DeviceKey>& device) const {
+  auto t = top(family, shape, device, 1);
+  if (t.empty()) return std::nullopt;
+  return t.front();
+}
+
+std::set<std::string> Store::evaluated_config_keys(const std::string& family, const Shape& shape,
+                                                   const DeviceKey& device) const {
+  Lock lock(impl_->mu);
+  sqlite::ReadTransaction rt(impl_->db);
+  auto shape_id = impl_->find_shape(family, shape);
+  auto device_id = impl_->find_device(device);
+  if (!shape_id || !device_id) return {};
+  sqlite::Stmt q(impl_->db, R"sql(
+    SELECT DISTINCT c.key FROM evaluations e JOIN configs c ON c.id = e.config_id
+    WHERE e.shape_id = ? AND e.device_id = ? AND e.status != 'interrupted')sql");
+  q.bind(1, *shape_id).bind(2, *device_id);
+  std::set<std::string> out;
+  while (q.step()) out.insert(q.text(0));
+  return out;
+}
+
+std::map<std::string, int> Store::interrupted_counts(const std::string& family, const Shape& shape,
+                                                     const DeviceKey& device) const {
+  Lock lock(impl_->mu);
+  sqlite::ReadTransaction rt(impl_->db);
+  auto shape_id = impl_->find_shape(family, shape);
+  auto device_id = impl_->find_device(device);
+  if (!shape_id || !device_id) return {};
+  sqlite::Stmt q(impl_->db, R"sql(
+    SELECT c.key, count(*) FROM evaluations e JOIN configs c ON c.id = e.config_id
+    WHERE e.shape_id = ? AND e.device_id = ? AND e.status = 'interrupted'
+    GROUP BY c.key)sql");
+  q.bind(1, *shape_id).bind(2, *device_id);
+  std::map<std::string, int> out;
+  while (q.step()) out[q.text(0)] = q.int32(1);
+  return out;
+}
+
+// ---- shapes, devices, families, baselines ----
+
+std::vector<Shape> Store::shapes(const std::string& family) const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db,
+                 "SELECT s.json FROM shapes s JOIN families f ON f.id = s.family_id "
+                 "WHERE f.name = ? ORDER BY s.id");
+  q.bind(1, family);
+  std::vector<Shape> out;
+  while (q.step()) out.push_back(impl_->parse_assignment(q.text(0), "shape"));
+  return out;
+}
+
+std::vector<DeviceKey> Store::devices() const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db, "SELECT name, cc, sm_count, driver FROM devices ORDER BY id");
+  std::vector<DeviceKey> out;
+  while (q.step()) out.push_back({q.text(0), q.int32(1), q.int32(2), q.text(3)});
+  return out;
+}
+
+std::optional<std::string> Store::family_spec_hash(const std::string& family) const {
+  Lock lock(impl_->mu);
+  sqlite::Stmt q(impl_->db, "SELECT spec_hash FROM families WHERE name = ?");
+  q.bind(1, family);
+  if (!q.step()) return std::nullopt;
+  return q.text(0);
+}
+
+std::vector<BaselineRecord> Store::baselines(const std::string& family, const Shape& shape,
+                                             const std::optional<DeviceKey>& device) const {
+  Lock lock(impl_->mu);
+  sqlite::ReadTransaction rt(impl_->db);
+  auto shape_id = impl_->find_shape(family, shape);
+  if (!shape_id) return {};
+  std::optional<int64_t> device_id;
+  if (device) {
+    device_id = impl_->find_device(*device);
+    if (!device_id) return {};
+  }
+  std::string sql = R"sql(
+    SELECT f.name, s.json, d.name, d.cc, d.sm_count, d.driver, b.backend, b.median_us,
+           b.extra_json, b.created_at
+    FROM baselines b
+    JOIN families f ON f.id = b.family_id
+    JOIN shapes s ON s.id = b.shape_id
+    JOIN devices d ON d.id = b.device_id
+    WHERE b.shape_id = ?)sql";
+  if (device_id) sql += " AND b.device_id = ?";
+  sql += " ORDER BY b.backend, b.created_at DESC, b.id DESC";
+  sqlite::Stmt q(impl_->db, sql);
+  q.bind(1, *shape_id);
+  if (device_id) q.bind(2, *device_id);
+  std::vector<BaselineRecord> out;
+  while (q.step()) {
+    BaselineRecord b;
+    b.family = q.text(0);
+    b.shape = impl_->parse_assignment(q.text(1), "shape");
+    b.device = {q.text(2), q.int32(3), q.int32(4), q.text(5)};
+    b.backend = q.text(6);
+    b.median_us = q.real(7);
+    b.extra = impl_->parse_json(q.text(8), "baseline extra");
+    b.created_at = q.text(9);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+CampaignRecord Store::Impl::read_campaign(const sqlite::Stmt& q) const {
+  CampaignRecord c;
+  c.id = q.int64(0);
+  c.family = q.text(1);
+  c.strategy = q.text(2);
+  c.seed = static_cast<uint64_t>(q.int64(3));
+  for (const auto& s : parse_json(q.text(4), "campaign shapes")) {
+    try {
+      c.shapes.push_back(assignment_from_json(s));
+    } catch (const std::exception& e) {
+      fail("stored campaign shapes are malformed (" + std::string(e.what()) + ")");
+    }
+  }
+  c.budget = parse_json(q.text(5), "campaign budget");
+  c.options = parse_json(q.text(6), "campaign options");
+  c.status = q.text(7);
+  if (!q.is_null(8)) c.device = DeviceKey{q.text(8), q.int32(9), q.int32(10), q.text(11)};
+  c.created_at = q.text(12);
+  c.updated_at = q.text(13);
+  return c;
+}
+
+}  // namespace kf

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""A stand-in for `kforge worker` that misbehaves on demand, for the worker-client tests.
+
+usage: python3 -S fake_worker.py MODE [N]     (-S: start faster; only the stdlib is used)
+
+Answers requests correctly except on request N (1-based, default 1), where MODE decides:
+  ok            always answer correctly (timing.median_us echoes config BLOCK_M, if any)
+  segv          die by SIGSEGV          exit3   exit with code 3       abort  abort()
+  hang          never answer            garbage print a non-JSON line
+  wrong_id      answer with another id  wrong_type  answer "times" to evaluate and vice versa
+  bad_result    a result without status sticky  answer runtime_fault, then exit
+  slow          answer after 0.5 s      chatty  write 256 KiB to stderr, then answer
+  hang_child    start a grandchild that sleeps (its pid on stderr), then hang
+  exit_after_hello  say hello, then exit 0 at once
+and, before any request:
+  hello_error   say hello with an error; no_hello  exit 2 before hello; silent  never say hello
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+DEVICE = {"name": "Fake GPU", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+          "smem_optin": 232448, "driver": "fake"}
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def log(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def ok_result(req):
+    block_m = req.get("config", {}).get("BLOCK_M", 1)
+    return {"type": "result", "id": req["id"], "status": "ok", "error": "",
+            "max_abs": 0.001, "rel_l2": 0.0001, "gate_shapes": 2,
+            "timing": {"median_us": float(block_m), "p10_us": 1.0, "p90_us": 2.0,
+                       "reps": 10, "launches_per_rep": 100}}
+
+
+def answer(req):
+    if req.get("type") == "time_many":
+        items = [ok_result(item) for item in req["items"]]
+        send({"type": "times", "id": req["id"], "items": items})
+    else:
+        send(ok_result(req))
+
+
+def misbehave(mode, req):
+    if mode == "segv":
+        log("fake worker: segfault on request %d" % req["id"])
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif mode == "exit3":
+        log("fake worker: giving up")
+        sys.exit(3)
+    elif mode == "abort":
+        os.abort()
+    elif mode == "hang":
+        time.sleep(3600)
+    elif mode == "hang_child":
+        import subprocess  # only here: it is slow to import, and start-up time matters
+        child = subprocess.Popen(["sleep", "3600"])
+        log("child pid %d" % child.pid)
+        time.sleep(3600)
+    elif mode == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+    elif mode == "wrong_id":
+        send(dict(ok_result(req), id=req["id"] + 1))
+    elif mode == "wrong_type":
+        wrong = "result" if req.get("type") == "time_many" else "times"
+        send(dict(ok_result(req), type=wrong))
+    elif mode == "bad_result":
+        bad = ok_result(req)
+        del bad["status"]
+        send(bad)
+    elif mode == "sticky":
+        send({"type": "result", "id": req["id"], "status": "runtime_fault",
+              "error": "CUDA error: an illegal memory access was encountered"})
+        sys.exit(1)
+    elif mode == "slow":
+        time.sleep(0.5)
+        answer(req)
+    elif mode == "chatty":
+        for i in range(4096):
+            sys.stderr.write("chatty line %04d %s\n" % (i, "x" * 46))
+        sys.stderr.flush()
+        answer(req)
+    else:
+        log("fake worker: unknown mode " + mode)
+        sys.exit(64)
+
+
+def main():
+    mode = sys.argv[1]
+    nth = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    if mode == "no_hello":
+        log("fake worker: cannot start")
+        sys.exit(2)
+    if mode == "silent":
+        time.sleep(3600)
+    if mode == "hello_error":
+        send({"type": "hello", "error": "no CUDA device available"})
+        sys.exit(1)
+    send({"type": "hello", "device": DEVICE})
+    if mode == "exit_after_hello":
+        sys.exit(0)
+    count = 0
+    for line in sys.stdin:
+        count += 1
+        req = json.loads(line)
+        if mode != "ok" and count == nth:
+            misbehave(mode, req)
+        else:
+            answer(req)
+
+
+if __name__ == "__main__":
+    main()

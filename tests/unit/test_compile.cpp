@@ -1,0 +1,337 @@
+// NVRTC compilation, resource report parsing and the cubin cache; runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "compile/compiler.hpp"
+#include "compile/cubin_elf.hpp"
+#include "compile/ptxas_report.hpp"
+#include "family/family.hpp"
+#include "family/render.hpp"
+#include "util/hash.hpp"
+
+namespace fs = std::filesystem;
+using namespace kf;
+
+namespace {
+
+// A WMMA tile product: 16x16x16 half inputs staged through 1024 bytes of static shared memory.
+const char* kWmmaSource = R"(
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void wmma_tile(const half* a, const half* b, float* c) {
+  __shared__ half sa[16 * 16];
+  __shared__ half sb[16 * 16];
+  for (int i = threadIdx.x; i < 256; i += 32) { sa[i] = a[i]; sb[i] = b[i]; }
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::load_matrix_sync(fa, sa, 16);
+  wmma::load_matrix_sync(fb, sb, 16);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+)";
+
+const char* kBrokenSource = R"(
+extern "C" __global__ void broken(float* x) { x[threadIdx.x] = undefined_name; }
+)";
+
+// Many live accumulators under a tight register cap: ptxas must spill.
+const char* kSpillSource = R"(
+extern "C" __global__ void spiller(const float* x, float* y, int n) {
+  float acc[48];
+#pragma unroll
+  for (int j = 0; j < 48; ++j) acc[j] = x[threadIdx.x + j];
+  for (int i = 0; i < n; ++i) {
+#pragma unroll
+    for (int j = 0; j < 48; ++j) acc[j] = acc[j] * acc[(j + 7) % 48] + x[i * 48 + j];
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < 48; ++j) s += acc[j] * (j + 1);
+  y[threadIdx.x] = s;
+}
+)";
+
+Variant make_variant(const std::string& source, const std::string& entry,
+                     std::vector<std::string> options = {}, std::string suffix = "") {
+  Variant v;
+  v.family = "test";
+  v.source = source;
+  v.entry = entry;
+  v.options = std::move(options);
+  v.arch_suffix = std::move(suffix);
+  std::string key = source + "\n" + v.arch_suffix;
+  for (const auto& o : v.options) key += "\n" + o;
+  v.hash = content_hash(key);
+  return v;
+}
+
+class CompileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("kforge-test-compile-" + std::to_string(rd()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(PtxasReport, ParsesTheEntrysBlockOnly) {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+      "ptxas info    : Function properties for other\n"
+      "ptxas         .     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 99 registers, used 0 barriers, 8 bytes cumulative stack size\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     16 bytes stack frame, 12 bytes spill stores, 20 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 48 bytes cumulative stack size, 2048 bytes smem, 364 bytes cmem[0]\n"
+      "ptxas info    : Compile time = 7.4 ms\n"
+      "ptxas info    : Function properties for _Z1fPfi\n"
+      "ptxas         .     32 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n";
+  auto info = parse_ptxas_report(log, "k");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->registers, 40);
+  EXPECT_EQ(info->smem_static, 2048);
+  EXPECT_EQ(info->stack_frame, 48);  // cumulative, callees included
+  EXPECT_EQ(info->spill_stores, 20);
+  EXPECT_EQ(info->spill_loads, 28);
+  auto other = parse_ptxas_report(log, "other");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->registers, 99);
+  EXPECT_EQ(other->smem_static, 0);
+  EXPECT_FALSE(parse_ptxas_report(log, "missing"));
+  EXPECT_FALSE(parse_ptxas_report("", "k"));
+}
+
+TEST(CubinElf, RejectsGarbage) {
+  EXPECT_FALSE(parse_cubin_resources("", "k"));
+  EXPECT_FALSE(parse_cubin_resources(std::string(200, '\x7f'), "k"));
+  std::string fake = "\x7f" "ELF";
+  fake.resize(64, '\0');
+  fake[4] = 2;
+  fake[5] = 1;
+  EXPECT_FALSE(parse_cubin_resources(fake, "k"));
+}
+
+TEST_F(CompileTest, WmmaKernelForTwoArchitectures) {
+  CubinCache cache(dir_);
+  for (const std::string arch : {"sm_90", "sm_89"}) {
+    SCOPED_TRACE(arch);
+    const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tile"), arch, &cache);
+    ASSERT_TRUE(k.ok) << k.log;
+    EXPECT_EQ(k.arch, arch);
+    EXPECT_FALSE(k.from_cache);
+    EXPECT_GT(k.info.registers, 0);
+    EXPECT_EQ(k.info.smem_static, 1024);
+    EXPECT_EQ(k.info.spill_stores, 0);
+    EXPECT_GT(k.info.compile_ms, 0.0);
+    EXPECT_NE(k.log.find("Compiling entry function 'wmma_tile' for '" + arch + "'"), std::string::npos);
+    ASSERT_TRUE(fs::exists(k.cubin_path));
+    EXPECT_EQ(k.cubin_path, dir_ / (k.hash + "-" + arch + ".cubin"));
+    // The ELF agrees with the ptxas report.
+    auto elf = parse_cubin_resources(slurp(k.cubin_path), "wmma_tile");
+    ASSERT_TRUE(elf);
+    EXPECT_EQ(elf->registers, k.info.registers);
+    EXPECT_EQ(elf->smem_static, k.info.smem_static);
+    EXPECT_FALSE(parse_cubin_resources(slurp(k.cubin_path), "no_such_kernel"));
+  }
+}
+
+TEST_F(CompileTest, ArchSuffixSelectsTheTarget) {
+  CubinCache cache(dir_);
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tile", {}, "a"), "sm_90", &cache);
+  ASSERT_TRUE(k.ok) << k.log;
+  EXPECT_EQ(k.arch, "sm_90a");
+  EXPECT_NE(k.log.find("for 'sm_90a'"), std::string::npos);
+}
+
+TEST_F(CompileTest, SpillsAndStackAreReported) {
+  CubinCache cache(dir_);
+  const CompiledKernel k =
+      compile_variant(make_variant(kSpillSource, "spiller", {"--maxrregcount=24"}), "sm_90", &cache);
+  ASSERT_TRUE(k.ok) << k.log;
+  EXPECT_LE(k.info.registers, 24);
+  EXPECT_GT(k.info.spill_stores, 0) << k.log;
+  EXPECT_GT(k.info.spill_loads, 0) << k.log;
+  EXPECT_GT(k.info.stack_frame, 0) << k.log;
+  auto elf = parse_cubin_resources(slurp(k.cubin_path), "spiller");
+  ASSERT_TRUE(elf);
+  EXPECT_EQ(elf->registers, k.info.registers);
+  EXPECT_EQ(elf->stack_frame, k.info.stack_frame);
+}
+
+TEST_F(CompileTest, BrokenKernelIsACompileErrorAndIsCached) {
+  CubinCache cache(dir_);
+  const Variant v = make_variant(kBrokenSource, "broken");
+  for (const std::string arch : {"sm_90", "sm_89"}) {
+    const CompiledKernel k = compile_variant(v, arch, &cache);
+    EXPECT_FALSE(k.ok);
+    EXPECT_NE(k.log.find("undefined_name"), std::string::npos) << k.log;
+    EXPECT_TRUE(k.cubin_path.empty());
+  }
+  const uint64_t before = nvrtc_compile_count();
+  const CompiledKernel again = compile_variant(v, "sm_90", &cache);
+  EXPECT_EQ(nvrtc_compile_count(), before);
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_FALSE(again.ok);
+  EXPECT_NE(again.log.find("undefined_name"), std::string::npos);
+}
+
+TEST_F(CompileTest, MissingEntryIsACompileError) {
+  CubinCache cache(dir_);
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "not_there"), "sm_90", &cache);
+  EXPECT_FALSE(k.ok);
+  EXPECT_NE(k.log.find("not_there"), std::string::npos);
+}
+
+TEST_F(CompileTest, TargetOptionsAreRefused) {
+  CubinCache cache(dir_);
+  const CompiledKernel k =
+      compile_variant(make_variant(kWmmaSource, "wmma_tile", {"--gpu-architecture=sm_80"}), "sm_90", &cache);
+  EXPECT_FALSE(k.ok);
+  EXPECT_NE(k.log.find("not allowed"), std::string::npos);
+}
+
+TEST_F(CompileTest, SecondCompileIsACacheHit) {
+  CubinCache cache(dir_);
+  const Variant v = make_variant(kWmmaSource, "wmma_tile");
+  const CompiledKernel first = compile_variant(v, "sm_90", &cache);
+  ASSERT_TRUE(first.ok);
+  const uint64_t before = nvrtc_compile_count();
+  const CompiledKernel second = compile_variant(v, "sm_90", &cache);
+  EXPECT_EQ(nvrtc_compile_count(), before);  // no NVRTC call
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_TRUE(second.ok);
+  EXPECT_EQ(second.cubin_path, first.cubin_path);
+  EXPECT_EQ(second.info.registers, first.info.registers);
+  EXPECT_EQ(second.info.smem_static, first.info.smem_static);
+  EXPECT_DOUBLE_EQ(second.info.compile_ms, first.info.compile_ms);
+  EXPECT_EQ(second.log, first.log);
+  // A new cache object on the same folder (a later run) sees the entry too.
+  CubinCache reopened(dir_);
+  EXPECT_TRUE(reopened.lookup(v.hash, "sm_90"));
+  EXPECT_FALSE(reopened.lookup(v.hash, "sm_89"));
+  // No temporaries are left behind.
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+TEST_F(CompileTest, CorruptEntriesAreMisses) {
+  CubinCache cache(dir_);
+  const Variant v = make_variant(kWmmaSource, "wmma_tile");
+  const CompiledKernel first = compile_variant(v, "sm_90", &cache);
+  ASSERT_TRUE(first.ok);
+  const fs::path cubin = first.cubin_path;
+  const fs::path meta = dir_ / (v.hash + "-sm_90.json");
+  const std::string good_cubin = slurp(cubin);
+  const std::string good_meta = slurp(meta);
+
+  auto expect_recompile = [&](const char* what) {
+    SCOPED_TRACE(what);
+    EXPECT_FALSE(cache.lookup(v.hash, "sm_90"));
+    const uint64_t before = nvrtc_compile_count();
+    const CompiledKernel k = compile_variant(v, "sm_90", &cache);
+    EXPECT_EQ(nvrtc_compile_count(), before + 1);
+    EXPECT_TRUE(k.ok);
+    EXPECT_FALSE(k.from_cache);
+    EXPECT_EQ(slurp(cubin), good_cubin);
+    EXPECT_TRUE(cache.lookup(v.hash, "sm_90"));  // repaired
+  };
+
+  fs::resize_file(cubin, good_cubin.size() / 2);
+  expect_recompile("truncated cubin");
+
+  std::string flipped = good_cubin;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x5a);
+  std::ofstream(cubin, std::ios::binary | std::ios::trunc) << flipped;
+  expect_recompile("same-size damaged cubin");
+
+  fs::remove(cubin);
+  expect_recompile("missing cubin");
+
+  std::ofstream(meta, std::ios::trunc) << good_meta.substr(0, good_meta.size() / 2);
+  expect_recompile("truncated metadata");
+
+  std::ofstream(meta, std::ios::trunc) << "{\"not\": \"an entry\"}";
+  expect_recompile("foreign metadata");
+
+  std::ofstream(meta, std::ios::trunc) << std::string("\0\0\0garbage", 10);
+  expect_recompile("garbage metadata");
+}
+
+TEST_F(CompileTest, PoolCompilesConcurrently) {
+  CubinCache cache(dir_);
+  std::vector<std::future<CompiledKernel>> futures;
+  {
+    CompilePool pool(2, &cache);
+    for (int i = 0; i < 4; ++i) {
+      // Distinct sources, so each is a real compile.
+      const std::string src = std::string(kWmmaSource) + "\n// variant " + std::to_string(i) + "\n";
+      futures.push_back(pool.submit(make_variant(src, "wmma_tile"), "sm_90"));
+    }
+    futures.push_back(pool.submit(make_variant(kBrokenSource, "broken"), "sm_89"));
+  }  // the destructor drains the queue
+  for (size_t i = 0; i + 1 < futures.size(); ++i) {
+    const CompiledKernel k = futures[i].get();
+    EXPECT_TRUE(k.ok) << k.log;
+    EXPECT_TRUE(fs::exists(k.cubin_path));
+  }
+  EXPECT_FALSE(futures.back().get().ok);
+}
+
+TEST_F(CompileTest, WithoutACacheTheCubinStillHasAFile) {
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tile"), "sm_89", nullptr);
+  ASSERT_TRUE(k.ok) << k.log;
+  EXPECT_FALSE(k.from_cache);
+  EXPECT_TRUE(fs::exists(k.cubin_path));
+}
+
+// The worker's GPU tests rely on the vecadd test family: every variant they use must load,
+// render and compile, which needs no GPU.
+TEST_F(CompileTest, VecaddTestFamilyCompiles) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / "families" / "vecadd" / "vecadd.json");
+  CubinCache cache(dir_);
+  for (const std::string dtype : {"f32", "f16", "bf16"}) {
+    const Shape s{{"N", int64_t{4096}}, {"dtype", dtype}};
+    const CompiledKernel ref = compile_variant(render_reference(f, s), "sm_90", &cache);
+    ASSERT_TRUE(ref.ok) << ref.log;
+    for (const std::string bug : {"none", "wrong", "unwritten", "oob", "stateful"}) {
+      const Config c{{"BLOCK", int64_t{128}}, {"VEC", int64_t{2}}, {"BUG", bug}, {"SMEM_KB", int64_t{64}}};
+      const Variant v = render_variant(f, c, s);
+      std::string upper = bug;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      EXPECT_NE(v.source.find("#define KF_BUG_" + upper + " 1"), std::string::npos);
+      const CompiledKernel k = compile_variant(v, "sm_90", &cache);
+      EXPECT_TRUE(k.ok) << dtype << " " << bug << ": " << k.log;
+    }
+  }
+  // The gate shapes the worker tests count on: campaign, odd, one, large_inputs.
+  const auto cases = gate_shapes(f, Shape{{"N", int64_t{1} << 20}, {"dtype", std::string("f32")}});
+  ASSERT_EQ(cases.size(), 4u);
+  const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
+  const Config vec4{{"BLOCK", int64_t{256}}, {"VEC", int64_t{4}}, {"BUG", std::string("none")}, {"SMEM_KB", int64_t{0}}};
+  int admitted = 0;
+  for (const auto& [gc, s] : cases) admitted += !violated_constraint(f, vec4, s, h100);
+  EXPECT_EQ(admitted, 2);
+}

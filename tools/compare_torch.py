@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Compare the best stored kforge sdpa_fwd kernels with torch's SDPA backends, one process, one method.
+
+For each shape of a suite (search_spaces/sdpa_fwd.json), unless --baselines-only:
+  <kforge> export --family sdpa_fwd --shape B=..,H=..,S=..,D=..,causal=..,dtype=.. --out <dir> --db <db>
+then load <dir>/<manifest.cubin> through libcuda (ctypes), launch it on torch's current stream, and
+time it and torch.flash / torch.efficient / torch.cudnn (torch.nn.attention.sdpa_kernel) by CUDA-graph
+replay (many launches per graph, median of many replays). All outputs are checked against torch's math
+SDPA in fp64 and against each other. Prints a table and, with --baselines-out, writes the backend
+timings as a JSON list for `kforge baseline import`.
+
+  python3 tools/compare_torch.py --suite mission --baselines-only --baselines-out base.json
+  python3 tools/compare_torch.py --suite sweep --kforge build/kforge --db kforge.db --json-out cmp.json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "sdpa_bench"))
+import kfbench as kb  # noqa: E402
+
+SPEC = os.path.join(HERE, "..", "search_spaces", "sdpa_fwd.json")
+BACKENDS = ["torch.flash", "torch.efficient", "torch.cudnn"]
+
+
+def shape_arg(s):
+    return ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
+
+
+def export_kernel(kforge, db, shape, outdir):
+    cmd = [kforge, "export", "--family", "sdpa_fwd", "--shape", shape_arg(shape), "--out", outdir]
+    if db:
+        cmd += ["--db", db]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"kforge export failed ({r.returncode}): {(r.stderr or r.stdout).strip()[:300]}")
+    with open(os.path.join(outdir, "manifest.json")) as f:
+        return json.load(f)
+
+
+def kforge_launcher(drv, man, outdir, tensors, torch):
+    """Builds the launch from the manifest: buffers by name from `tensors`, scalars by value."""
+    with open(os.path.join(outdir, man["cubin"]), "rb") as f:
+        cubin = f.read()
+    k = drv.load(cubin, man["entry"])
+    args = []
+    for a in man["args"]:
+        if a["kind"] == "buffer":
+            if a["name"] not in tensors:  # scratch (split-KV partials, counters): zero-filled once
+                tdt = {"f32": torch.float32, "i32": torch.int32, "f16": torch.float16, "bf16": torch.bfloat16}
+                tensors[a["name"]] = torch.zeros(max(1, int(a["count"])), device="cuda",
+                                                 dtype=tdt[a.get("dtype", "f32")])
+            t = tensors[a["name"]]
+            if "count" in a and int(a["count"]) != t.numel():
+                raise RuntimeError(f"buffer {a['name']}: manifest count {a['count']} != {t.numel()}")
+            args.append(("ptr", t.data_ptr()))
+        elif a["kind"] in ("i32", "f32"):
+            args.append((a["kind"], a["value"]))
+        else:
+            raise RuntimeError(f"unsupported arg kind {a['kind']}")
+    L = man["launch"]
+    fn = k.launcher(L["grid"], L["block"], int(L.get("smem", 0)), args)
+    return lambda: fn(torch.cuda.current_stream().cuda_stream)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", default="mission", help="suite name in the spec (mission, sweep, default)")
+    ap.add_argument("--spec", default=SPEC)
+    ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"), help="kforge executable")
+    ap.add_argument("--db", help="kforge database (passed to export)")
+    ap.add_argument("--baselines-only", action="store_true", help="skip kforge; time torch backends only")
+    ap.add_argument("--baselines-out", help="write backend timings (JSON list) for `kforge baseline import`")
+    ap.add_argument("--json-out", help="write every row (kforge included) as JSON")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--target-us", type=float, default=3000.0)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    import torch
+    fam = kb.Family(args.spec)
+    shapes = fam.suite(args.suite)
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")
+    drv = kb.Driver()
+    dev = kb.device_identity()
+    baselines, rows = [], []
+    failures = 0
+    for i, shape in enumerate(shapes):
+        g = torch.Generator(device="cuda")
+        g.manual_seed(args.seed * 1000 + i + 1)
+        dt = kb.torch_dtype(shape["dtype"])
+        dims = (shape["B"], shape["H"], shape["S"], shape["D"])
+        t = {n: (torch.rand(dims, device="cuda", generator=g) * 2 - 1).to(dt) for n in ["Q", "K", "V"]}
+        t["O"] = torch.empty(dims, device="cuda", dtype=dt)
+        ref = kb.reference_fp64(t["Q"], t["K"], t["V"], shape["causal"])
+        tol = fam.tolerance(shape["dtype"])
+        flops, nbytes = fam.cost(shape)
+        res = {}
+        outs = {}
+        for name, be in kb.sdpa_backends().items():
+            try:
+                fn, hold = kb.sdpa_fn(be, t["Q"], t["K"], t["V"], shape["causal"])
+                fn()
+                torch.cuda.synchronize()
+                outs[name] = hold["o"].clone()
+                tm = kb.time_graph(fn, target_us=args.target_us, reps=args.reps)
+                res[name] = dict(tm, err=kb.errors(hold["o"], ref))
+            except Exception as e:
+                res[name] = {"error": (str(e).splitlines() or [type(e).__name__])[0][:200]}
+                torch.cuda.synchronize()
+        if not args.baselines_only:
+            try:
+                with tempfile.TemporaryDirectory() as d:
+                    man = export_kernel(args.kforge, args.db, shape, d)
+                    launch = kforge_launcher(drv, man, d, t, torch)
+                    t["O"].fill_(float("nan"))
+                    launch()
+                    torch.cuda.synchronize()
+                    outs["kforge"] = t["O"].clone()
+                    tm = kb.time_graph(launch, target_us=args.target_us, reps=args.reps)
+                    torch.cuda.synchronize()
+                    res["kforge"] = dict(tm, err=kb.errors(t["O"], ref), config=man.get("config"),
+                                         stored_us=(man.get("measured") or {}).get("median_us"))
+            except Exception as e:
+                res["kforge"] = {"error": str(e)[:300]}
+        # every output against the fp64 reference and against each other
+        names = list(outs)
+        cross = 0.0
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                cross = max(cross, float((outs[names[a]].double() - outs[names[b]].double()).abs().max().item()))
+        for name, r in res.items():
+            if "err" in r:
+                e = r["err"]
+                r["ok"] = e["finite"] and e["max_abs"] <= tol["max_abs"] and e["rel_l2"] <= tol["rel_l2"]
+                if not r["ok"]:
+                    failures += 1
+                r["tflops"] = flops / r["median_us"] / 1e6
+        for name in BACKENDS:
+            r = res.get(name, {})
+            if "median_us" in r:
+                baselines.append({"family": fam.name, "shape": shape, "backend": name,
+                                  "median_us": r["median_us"], "p10_us": r["p10_us"], "p90_us": r["p90_us"],
+                                  "tflops": r["tflops"], "max_abs_err": r["err"]["max_abs"],
+                                  "rel_l2_err": r["err"]["rel_l2"], "method": "cuda_graph_replay",
+                                  "launches_per_graph": r["launches"], "replays": r["reps"],
+                                  "torch": torch.__version__,
+                                  "cudnn": torch.backends.cudnn.version(), "device": dev})
+        rows.append({"shape": shape, "results": res, "max_cross_diff": cross})
+        print_row(shape, res, cross)
+        del t, ref, outs
+        torch.cuda.empty_cache()
+    print("(ratios = backend time / kforge time: > 1 means kforge is faster; best = fastest torch backend)")
+    if args.baselines_out:
+        with open(args.baselines_out, "w") as f:
+            json.dump(baselines, f, indent=1)
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump({"device": dev, "rows": rows}, f, indent=1)
+    sys.exit(1 if failures else 0)
+
+
+_header_done = False
+
+
+def print_row(shape, res, cross):
+    global _header_done
+    if not _header_done:
+        print(f"{'shape':44s} {'kforge':>9s} {'TF/s':>5s} {'flash':>9s} {'effic':>9s} {'cudnn':>9s} "
+              f"{'x/best':>6s} {'x/flash':>7s} {'x/cudnn':>7s} {'xdiff':>8s}")
+        _header_done = True
+
+    def us(n):
+        r = res.get(n, {})
+        return f"{r['median_us']:9.2f}" if "median_us" in r else f"{'n/a':>9s}"
+    k = res.get("kforge", {}).get("median_us")
+    bt = {n: res[n]["median_us"] for n in BACKENDS if "median_us" in res.get(n, {})}
+    best = min(bt.values()) if bt else None
+
+    def ratio(x):
+        return f"{x / k:7.2f}" if k and x else f"{'-':>7s}"
+    tf = res.get("kforge", {}).get("tflops", 0.0)
+    print(f"{shape_arg(shape):44s} {us('kforge')} {tf:5.0f} {us('torch.flash')} {us('torch.efficient')} "
+          f"{us('torch.cudnn')} {ratio(best):>6s} {ratio(bt.get('torch.flash'))} {ratio(bt.get('torch.cudnn'))} "
+          f"{cross:8.1e}", flush=True)
+    if "error" in res.get("kforge", {}):
+        print("    kforge:", res["kforge"]["error"])
+    for n in BACKENDS:
+        if "error" in res.get(n, {}):
+            print(f"    {n}: {res[n]['error']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Exercises kforge end to end on a GPU node and leaves logs and the database under $OUT.
+#   tools/gpu_validate.sh STEP...      steps: build tests faulty gemm_kill9 gemm_exhaustive
+#                                             mission_exhaustive mission sweep compare ablate export
+# Each step prints a short summary last; full logs are in $OUT/<step>.log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-out}"; mkdir -p "$OUT"
+export BUILD_DIR="${BUILD_DIR:-build-gpu}"
+K="$BUILD_DIR/kforge"
+DB="${DB:-$OUT/results.db}"
+kf() { "$K" --db "$DB" "$@"; }
+count() {  # count evaluations (optionally of one campaign) in the database
+  python3 - "$DB" "${1:-}" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+q = "select status, count(*) from evaluations" + (" where campaign_id=" + sys.argv[2] if sys.argv[2] else "") + " group by status"
+print(dict(db.execute(q).fetchall()))
+PY
+}
+
+step_build() { tools/test.sh -N >/dev/null 2>&1 || tools/test.sh -N; }
+step_tests() { BUILD_DIR="$BUILD_DIR" tools/test.sh -j 4 2>&1 | tail -40; }
+step_faulty() {
+  kf --spec-dir tests/families search --family faulty --strategy exhaustive --timeout 10 --top-k 1
+  count
+}
+step_gemm_kill9() {
+  # kill -9 a running exhaustive campaign, then resume: nothing recorded is lost or re-run.
+  kf -q search --family gemm --suite small --strategy exhaustive --timeout 20 &
+  local pid=$!
+  sleep "${KILL_AFTER:-45}"
+  kill -9 "$pid"; sleep 1
+  echo "after kill -9:"; count
+  local id
+  id=$(python3 -c "import sqlite3;print(sqlite3.connect('$DB').execute('select max(id) from campaigns where family_id=(select id from families where name=\"gemm\")').fetchone()[0])")
+  kf resume "$id" --json > "$OUT/gemm_resume.json"
+  echo "after resume:"; count
+  python3 - "$DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+dup = db.execute("""select count(*) from (select config_id, shape_id, count(*) n from evaluations
+                    where status != 'interrupted' group by config_id, shape_id having n > 1)""").fetchone()[0]
+print("configs recorded twice (must be 0):", dup)
+PY
+  python3 -c "import json;d=json.load(open('$OUT/gemm_resume.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')})"
+}
+step_gemm_exhaustive() {
+  kf search --family gemm --suite small --strategy exhaustive --timeout 20 --json > "$OUT/gemm_exhaustive.json"
+  python3 -c "import json;d=json.load(open('$OUT/gemm_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')});print(d['shapes'][0].get('best'))"
+}
+step_mission_exhaustive() {
+  kf search --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 --strategy exhaustive \
+     --timeout 20 ${MISSION_EVALS:+--evals $MISSION_EVALS} --json > "$OUT/mission_exhaustive.json"
+  python3 -c "import json;d=json.load(open('$OUT/mission_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','status_counts')});print(d['shapes'][0].get('best'))"
+}
+step_mission() { kf search --family sdpa_fwd --suite mission --strategy evo --evals "${EVALS:-40}" --timeout 20; }
+step_sweep() { kf search --family sdpa_fwd --suite sweep --strategy evo --evals "${EVALS:-25}" --timeout 30; }
+step_compare() {
+  for suite in mission sweep; do
+    python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" \
+      --baselines-out "$OUT/baselines_$suite.json" && kf baseline import "$OUT/baselines_$suite.json"
+  done
+}
+step_ablate() { kf ablate --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16; }
+step_export() {
+  kf export --family sdpa_fwd --suite mission --out "$OUT/export" &&
+    (cd "$OUT/export" && ls && nvcc -O3 -arch=sm_90 -c ./*.cu)
+}
+
+for s in "$@"; do
+  echo "=================== $s ($(date +%T))"
+  start=$(date +%s)
+  "step_$s" 2>&1 | tee "$OUT/$s.log" | tail -60
+  echo "=================== $s took $(( $(date +%s) - start )) s"
+done

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Per shape: best kforge time per KV_SPLITS and per LAZY_RESCALE, against flash / cuDNN (time ratios)."""
+import json
+import sys
+
+for path in sys.argv[1:]:
+    try:
+        res = json.load(open(path))["results"]
+    except Exception as e:  # noqa: BLE001
+        print(path, "unreadable:", e)
+        continue
+    shapes = []
+    for r in res:
+        if r["shape"] not in shapes:
+            shapes.append(r["shape"])
+    for s in shapes:
+        rs = [r for r in res if r["shape"] == s]
+        bt = {r["kind"]: r.get("median_us") for r in rs if r["kind"] != "kforge"}
+        ok = [r for r in rs if r["kind"] == "kforge" and r.get("status") == "ok" and "median_us" in r]
+        bad = [r for r in rs if r["kind"] == "kforge" and r.get("status") not in ("ok", "invalid")]
+        tag = ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
+        print(f"{tag}  flash {bt.get('torch.flash') or 0:.1f}  cudnn {bt.get('torch.cudnn') or 0:.1f}  "
+              f"ok {len(ok)} failed {len(bad)}")
+        for key in ["KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY", "PIPE_QK"]:
+            vals = sorted({r["config"].get(key) for r in ok})
+            if len(vals) < 2:
+                continue
+            for v in vals:
+                b = min((r for r in ok if r["config"].get(key) == v), key=lambda r: r["median_us"])
+                fl = b["median_us"] / bt["torch.flash"] if bt.get("torch.flash") else 0
+                cu = b["median_us"] / bt["torch.cudnn"] if bt.get("torch.cudnn") else 0
+                c = b["config"]
+                print(f"   {key}={v}: {b['median_us']:8.2f} us  x/flash {fl:.3f}  x/cudnn {cu:.3f}  regs {b.get('regs')}  "
+                      f"BM{c['BLOCK_M']} BN{c['BLOCK_N']} W{c['WARPS']} ST{c['STAGES']} Q{c['Q_IN']} "
+                      f"KS{c['KV_SPLITS']}{c.get('KV_MERGE', '')[:2]} LZ{c['LAZY_RESCALE']} PE{c.get('P_EARLY', 0)}")
+        if "name" in (ok[0] if ok else {}):
+            for r in sorted(ok, key=lambda r: r["median_us"]):
+                print(f"     {r['median_us']:8.2f}  {r['name']}  regs {r.get('regs')}")
