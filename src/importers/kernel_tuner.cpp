@@ -1,0 +1,118 @@
+// Kernel Tuner cache files: {"device_name", "kernel_name", "problem_size", "tune_params_keys",
+// "tune_params": {name: [values]}, "cache": {"v1,v2,...": {name: value, ..., "time": ms}}}.
+#include <cmath>
+#include <sstream>
+
+#include "importers/import.hpp"
+#include "importers/tuner_values.hpp"
+
+namespace kf {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Kernel Tuner's stand-in for "no time" in some versions and derived tools.
+constexpr double kErrorValue = 1e20;
+
+std::optional<double> time_us_of(const json& entry) {
+  auto it = entry.find("time");
+  if (it == entry.end() || !it->is_number()) return std::nullopt;  // an error string
+  double ms = it->get<double>();
+  if (!std::isfinite(ms) || ms < 0 || ms >= kErrorValue) return std::nullopt;
+  return ms * 1000.0;
+}
+
+// The config of an entry: from its own fields when present, else from its key (the values'
+// Python spellings joined by commas, in tune_params_keys order).
+Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params) {
+  Config c;
+  std::vector<std::string> parts;
+  bool split = false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    auto it = entry.find(p.name);
+    if (it != entry.end()) {
+      c[p.name] = import_detail::tuner_value(*it);
+      continue;
+    }
+    if (!split) {
+      std::stringstream ss(key);
+      for (std::string part; std::getline(ss, part, ',');) parts.push_back(part);
+      split = true;
+    }
+    if (parts.size() != params.size())
+      throw ImportError("cache entry '" + key + "' lacks '" + p.name + "' and its key has " +
+                        std::to_string(parts.size()) + " values for " +
+                        std::to_string(params.size()) + " parameters");
+    bool found = false;
+    for (const auto& v : p.values) {
+      if (to_string(v) == parts[i]) {
+        c[p.name] = v;
+        found = true;
+        break;
+      }
+    }
+    if (!found)
+      throw ImportError("cache entry '" + key + "': '" + parts[i] + "' is not a value of '" + p.name + "'");
+  }
+  return c;
+}
+
+RecordedSpace import_cache(const json& j, const std::string& name) {
+  if (!j.is_object() || !j.contains("tune_params") || !j.contains("cache"))
+    throw ImportError("not a Kernel Tuner cache (needs tune_params and cache)");
+  const json& tp = j.at("tune_params");
+  if (!tp.is_object()) throw ImportError("tune_params is not an object");
+  std::vector<std::string> names;
+  if (j.contains("tune_params_keys")) {
+    for (const auto& k : j.at("tune_params_keys")) names.push_back(k.get<std::string>());
+  } else {
+    for (const auto& [k, v] : tp.items()) names.push_back(k);
+  }
+  std::vector<ParamSpec> params;
+  for (const auto& n : names) {
+    if (!tp.contains(n) || !tp.at(n).is_array() || tp.at(n).empty())
+      throw ImportError("tune_params has no values for '" + n + "'");
+    ParamSpec p{n, {}};
+    for (const auto& v : tp.at(n)) {
+      Value kv = import_detail::tuner_value(v);
+      bool dup = false;
+      for (const auto& have : p.values) dup = dup || have == kv;
+      if (!dup) p.values.push_back(std::move(kv));
+    }
+    params.push_back(std::move(p));
+  }
+  const json& cache = j.at("cache");
+  if (!cache.is_object()) throw ImportError("cache is not an object");
+  std::vector<RecordedPoint> points;
+  points.reserve(cache.size());
+  for (const auto& [key, entry] : cache.items()) {
+    if (!entry.is_object()) throw ImportError("cache entry '" + key + "' is not an object");
+    points.push_back({entry_config(key, entry, params), time_us_of(entry)});
+  }
+  nlohmann::json info = {{"format", "kernel_tuner_cache"}};
+  for (const char* field : {"device_name", "kernel_name", "problem_size", "schema_version", "objective"})
+    if (j.contains(field)) info[field] = nlohmann::json::parse(j.at(field).dump());
+  std::string space_name = name;
+  if (space_name.empty()) {
+    space_name = j.value("kernel_name", std::string("kernel"));
+    if (j.contains("device_name") && !j.at("device_name").get<std::string>().empty())
+      space_name += " on " + j.at("device_name").get<std::string>();
+  }
+  return RecordedSpace(std::move(params), std::move(points), space_name, info);
+}
+
+}  // namespace
+
+RecordedSpace import_kernel_tuner_cache(const json& j, const std::string& name) {
+  try {
+    return import_cache(j, name);
+  } catch (const nlohmann::json::exception& e) {
+    throw ImportError(std::string("malformed Kernel Tuner cache: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw ImportError(e.what());
+  }
+}
+
+}  // namespace kf

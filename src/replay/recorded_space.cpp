@@ -1,0 +1,78 @@
+#include "replay/recorded_space.hpp"
+
+#include <stdexcept>
+
+namespace kf {
+
+namespace {
+
+// Checks a point against the domains, so that lookups by canonical key cannot miss
+// because of a type mismatch (an int64 recorded where the domain holds a string, say).
+void check_point(const std::vector<ParamSpec>& params, const Config& c) {
+  if (c.size() != params.size())
+    throw std::invalid_argument("recorded config " + to_string(c) + " has " +
+                                std::to_string(c.size()) + " parameters, the space " +
+                                std::to_string(params.size()));
+  for (const auto& p : params) {
+    auto it = c.find(p.name);
+    if (it == c.end())
+      throw std::invalid_argument("recorded config " + to_string(c) + " lacks '" + p.name + "'");
+    bool in_domain = false;
+    for (const auto& v : p.values) in_domain = in_domain || v == it->second;
+    if (!in_domain)
+      throw std::invalid_argument("recorded config " + to_string(c) + ": value " +
+                                  to_string(it->second) + " is not in the domain of '" +
+                                  p.name + "'");
+  }
+}
+
+std::pair<std::vector<RecordedPoint>, std::shared_ptr<std::unordered_map<std::string, size_t>>>
+merge_points(const std::vector<ParamSpec>& params, std::vector<RecordedPoint> in) {
+  std::vector<RecordedPoint> out;
+  auto index = std::make_shared<std::unordered_map<std::string, size_t>>();
+  for (auto& p : in) {
+    check_point(params, p.config);
+    if (p.time_us && !(*p.time_us >= 0))
+      throw std::invalid_argument("recorded config " + to_string(p.config) +
+                                  " has a negative or NaN time");
+    auto [it, added] = index->emplace(to_string(p.config), out.size());
+    if (added) {
+      out.push_back(std::move(p));
+    } else if (p.time_us) {
+      auto& kept = out[it->second].time_us;
+      if (!kept || *p.time_us < *kept) kept = p.time_us;
+    }
+  }
+  return {std::move(out), std::move(index)};
+}
+
+}  // namespace
+
+RecordedSpace::RecordedSpace(std::vector<ParamSpec> params, std::vector<RecordedPoint> points,
+                             std::string name, nlohmann::json info)
+    : name_(std::move(name)),
+      info_(std::move(info)),
+      space_(params, nullptr) {
+  auto [merged, index] = merge_points(params, std::move(points));
+  points_ = std::move(merged);
+  index_ = index;
+  space_ = SearchSpace(std::move(params), [index = index_](const Config& c) {
+    return index->count(to_string(c)) != 0;
+  });
+  for (size_t i = 0; i < points_.size(); ++i) {
+    const auto& t = points_[i].time_us;
+    if (!t) {
+      ++failed_;
+      continue;
+    }
+    if (!optimum_ || *t < *points_[*optimum_].time_us) optimum_ = i;
+    if (!worst_us_ || *t > *worst_us_) worst_us_ = *t;
+  }
+}
+
+const RecordedPoint* RecordedSpace::find(const Config& c) const {
+  auto it = index_->find(to_string(c));
+  return it == index_->end() ? nullptr : &points_[it->second];
+}
+
+}  // namespace kf

@@ -1,0 +1,198 @@
+// Replay: recorded spaces, runs against them, statistics and the three renderings.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "importers/import.hpp"
+#include "replay/replay.hpp"
+#include "replay/report.hpp"
+#include "strategy/strategy.hpp"
+
+using namespace kf;
+
+namespace {
+
+// X in {1,2,3,4}, Y in {1,2}: 8 configs, of which X=4,Y=2 was never recorded (invalid) and
+// X=3,Y=1 failed. Times: 10*X + Y, so the optimum is X=1,Y=1 = 11 us.
+RecordedSpace tiny() {
+  std::vector<ParamSpec> params = {{"X", {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}}},
+                                   {"Y", {int64_t{1}, int64_t{2}}}};
+  std::vector<RecordedPoint> points;
+  for (int64_t x = 4; x >= 1; --x)  // recorded out of enumeration order on purpose
+    for (int64_t y = 1; y <= 2; ++y) {
+      if (x == 4 && y == 2) continue;
+      Config c = {{"X", x}, {"Y", y}};
+      points.push_back({c, x == 3 && y == 1 ? std::nullopt : std::optional<double>(double(10 * x + y))});
+    }
+  return RecordedSpace(params, points, "tiny");
+}
+
+}  // namespace
+
+TEST(RecordedSpace, ValidityIsWasRecorded) {
+  RecordedSpace r = tiny();
+  EXPECT_EQ(r.size(), 7u);
+  EXPECT_EQ(r.failed(), 1u);
+  EXPECT_EQ(r.space().cardinality(), 8u);
+  EXPECT_EQ(r.space().valid_configs().size(), 7u);
+  EXPECT_FALSE(r.space().valid(parse_assignment("X=4,Y=2")));
+  EXPECT_TRUE(r.space().valid(parse_assignment("X=3,Y=1")));  // failed, but recorded
+  ASSERT_NE(r.optimum(), nullptr);
+  EXPECT_EQ(to_string(r.optimum()->config), "X=1,Y=1");
+  EXPECT_DOUBLE_EQ(*r.optimum()->time_us, 11.0);
+  EXPECT_DOUBLE_EQ(*r.worst_us(), 41.0);
+  ASSERT_NE(r.find(parse_assignment("X=3,Y=1")), nullptr);
+  EXPECT_FALSE(r.find(parse_assignment("X=3,Y=1"))->time_us);
+  EXPECT_EQ(r.find(parse_assignment("X=4,Y=2")), nullptr);
+  // Copies stay consistent (the validity predicate shares the index).
+  RecordedSpace copy = r;
+  EXPECT_EQ(copy.space().valid_configs().size(), 7u);
+}
+
+TEST(RecordedSpace, DuplicatesKeepTheFastestAndBadPointsThrow) {
+  std::vector<ParamSpec> params = {{"X", {int64_t{1}, int64_t{2}}}};
+  RecordedSpace r(params, {{parse_assignment("X=1"), 5.0},
+                           {parse_assignment("X=1"), std::nullopt},
+                           {parse_assignment("X=1"), 3.0},
+                           {parse_assignment("X=2"), std::nullopt}});
+  EXPECT_EQ(r.size(), 2u);
+  EXPECT_EQ(r.failed(), 1u);
+  EXPECT_DOUBLE_EQ(*r.find(parse_assignment("X=1"))->time_us, 3.0);
+  EXPECT_THROW(RecordedSpace(params, {{parse_assignment("X=3"), 1.0}}), std::invalid_argument);
+  EXPECT_THROW(RecordedSpace(params, {{parse_assignment("X=1,Y=1"), 1.0}}), std::invalid_argument);
+  EXPECT_THROW(RecordedSpace(params, {{parse_assignment("X=1"), -1.0}}), std::invalid_argument);
+  // "X=a" is a string where the domain holds integers.
+  EXPECT_THROW(RecordedSpace(params, {{Config{{"X", std::string("1")}}, 1.0}}), std::invalid_argument);
+}
+
+TEST(Replay, Quantile) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(quantile({3, 1, 2}, 0.5), 2);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4}, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, inf, inf}, 0.25), 1.75);
+  EXPECT_TRUE(std::isinf(quantile({1, 2, inf, inf}, 0.5)));
+  EXPECT_TRUE(std::isinf(quantile({1, inf}, 0.75)));
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+TEST(Replay, ExhaustiveRunIsExact) {
+  RecordedSpace r = tiny();
+  // Enumeration order: X=1,Y=1 (11) first, so the best is 11 from the first evaluation on.
+  ReplayRun run = replay_run(r, "exhaustive", 1, 0);
+  EXPECT_EQ(run.evaluations, 7u);
+  ASSERT_EQ(run.best_us.size(), 7u);
+  for (double b : run.best_us) EXPECT_DOUBLE_EQ(b, 11.0);
+  ReplayRun part = replay_run(r, "exhaustive", 1, 3);
+  EXPECT_EQ(part.evaluations, 3u);
+}
+
+TEST(Replay, StatisticsOfEveryStrategy) {
+  RecordedSpace r = tiny();
+  ReplayOptions o;
+  o.seeds = 20;
+  o.threads = 2;
+  ReplayReport rep = replay(r, {"exhaustive", "random", "evo", "anneal"}, o);
+  EXPECT_EQ(rep.valid_configs, 7u);
+  EXPECT_EQ(rep.failed_configs, 1u);
+  EXPECT_EQ(rep.budget, 7u);
+  EXPECT_DOUBLE_EQ(rep.optimum_us, 11.0);
+  ASSERT_EQ(rep.strategies.size(), 4u);
+  const auto& ex = rep.strategies[0];
+  ASSERT_EQ(ex.tolerances.size(), 3u);
+  EXPECT_DOUBLE_EQ(ex.tolerances[0].median, 1.0);
+  EXPECT_DOUBLE_EQ(ex.tolerances[0].p75, 1.0);
+  EXPECT_DOUBLE_EQ(ex.tolerances[0].reached, 1.0);
+  EXPECT_NEAR(ex.tolerances[0].median_fraction, 1.0 / 7, 1e-12);
+  for (const auto& s : rep.strategies) {
+    // With the whole space as budget, every run finds the optimum.
+    for (const auto& t : s.tolerances) EXPECT_DOUBLE_EQ(t.reached, 1.0) << s.strategy;
+    ASSERT_EQ(s.mean_curve.size(), 7u);
+    EXPECT_DOUBLE_EQ(s.mean_curve.back(), 1.0) << s.strategy;
+    for (size_t k = 1; k < s.mean_curve.size(); ++k) EXPECT_LE(s.mean_curve[k], s.mean_curve[k - 1]);
+    EXPECT_LE(s.p25_curve[0], s.median_curve[0]);
+    EXPECT_LE(s.median_curve[0], s.p75_curve[0]);
+  }
+  // More threads, same report.
+  o.threads = 1;
+  ReplayReport again = replay(r, {"exhaustive", "random", "evo", "anneal"}, o);
+  EXPECT_EQ(to_json(again).dump(), to_json(rep).dump());
+}
+
+TEST(Replay, Renderings) {
+  RecordedSpace r = tiny();
+  ReplayReport rep = replay(r, {"exhaustive", "random"}, 5, 4);
+  EXPECT_EQ(rep.budget, 4u);
+  std::string table = format_table(rep);
+  EXPECT_NE(table.find("tiny"), std::string::npos) << table;
+  EXPECT_NE(table.find("within 5%"), std::string::npos) << table;
+  EXPECT_NE(table.find("random"), std::string::npos) << table;
+  EXPECT_NE(table.find("exhaustive"), std::string::npos) << table;
+
+  nlohmann::json j = to_json(rep);
+  EXPECT_EQ(j["space"]["configs"], 7);
+  EXPECT_EQ(j["space"]["failed"], 1);
+  EXPECT_EQ(j["space"]["optimum"]["X"], 1);
+  EXPECT_EQ(j["budget"], 4);
+  ASSERT_EQ(j["strategies"].size(), 2u);
+  EXPECT_EQ(j["strategies"][0]["strategy"], "exhaustive");
+  EXPECT_EQ(j["strategies"][0]["to_reach"][1]["tolerance"], 0.05);
+  EXPECT_EQ(j["strategies"][0]["to_reach"][1]["median"], 1.0);
+  EXPECT_EQ(j["strategies"][1]["curve"]["mean"].size(), 4u);
+
+  std::string csv = curves_csv(rep);
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "strategy,evaluations,fraction_of_space,mean,median,p25,p75");
+  size_t rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 8u);  // 2 strategies x 4 evaluations
+  EXPECT_NE(csv.find("exhaustive,1,0.142857,1,1,1,1"), std::string::npos) << csv;
+}
+
+TEST(Replay, UnreachedIsNullInJson) {
+  // Budget 1 and a space whose optimum is enumerated last: exhaustive never gets there.
+  std::vector<ParamSpec> params = {{"X", {int64_t{1}, int64_t{2}, int64_t{3}}}};
+  RecordedSpace r(params, {{parse_assignment("X=1"), 30.0},
+                           {parse_assignment("X=2"), 20.0},
+                           {parse_assignment("X=3"), 10.0}});
+  ReplayReport rep = replay(r, {"exhaustive"}, 3, 1);
+  EXPECT_TRUE(std::isinf(rep.strategies[0].tolerances[0].median));
+  EXPECT_DOUBLE_EQ(rep.strategies[0].tolerances[0].reached, 0.0);
+  nlohmann::json j = to_json(rep);
+  EXPECT_TRUE(j["strategies"][0]["to_reach"][0]["median"].is_null());
+  EXPECT_NE(format_table(rep).find(" - "), std::string::npos);
+  EXPECT_DOUBLE_EQ(rep.strategies[0].mean_curve[0], 3.0);
+}
+
+TEST(Replay, Errors) {
+  std::vector<ParamSpec> params = {{"X", {int64_t{1}, int64_t{2}}}};
+  RecordedSpace all_failed(params, {{parse_assignment("X=1"), std::nullopt}});
+  EXPECT_THROW(replay(all_failed, {"random"}, 3, 0), std::invalid_argument);
+  RecordedSpace r = tiny();
+  EXPECT_THROW(replay(r, {"bogus"}, 3, 0), std::invalid_argument);
+  ReplayOptions o;
+  o.strategy_options = {{"evo", {{"population", "x"}}}};
+  EXPECT_THROW(replay(r, {"evo"}, o), std::invalid_argument);
+  o.seeds = 0;
+  EXPECT_THROW(replay(r, {"random"}, o), std::invalid_argument);
+}
+
+TEST(Replay, KernelTunerSamples) {
+  // Every strategy finds the recorded optimum of each public sample within the whole
+  // space, and the replay is the same for the same seeds.
+  for (const char* file : {"kernel_tuner_test_cache_file.json", "kernel_tuner_strategies_test_cache_file.json",
+                           "kernel_tuner_synthetic_fp32_cache_NVIDIA_RTX_A4000.json",
+                           "t4_vector_add_with_failures.json"}) {
+    RecordedSpace r = import_recorded(std::string(KFORGE_TEST_DIR) + "/data/" + file);
+    ReplayReport rep = replay(r, strategy_names(), 20, 0);
+    for (const auto& s : rep.strategies) {
+      EXPECT_DOUBLE_EQ(s.tolerances[0].reached, 1.0) << file << " " << s.strategy;
+      EXPECT_DOUBLE_EQ(s.mean_curve.back(), 1.0) << file << " " << s.strategy;
+    }
+    EXPECT_EQ(to_json(replay(r, strategy_names(), 20, 0)).dump(), to_json(rep).dump()) << file;
+  }
+}
