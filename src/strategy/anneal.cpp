@@ -25,6 +25,7 @@ class Anneal final : public Strategy {
     // Known results only place the walk: it starts at the best of them.
     for (const auto& k : ctx.known) {
       seen_.insert(k.config);
+      told_.insert(k.config);
       Point p{k.config, energy(k)};
       if (!best_ || p.energy < best_->energy) best_ = p;
     }
@@ -61,9 +62,10 @@ class Anneal final : public Strategy {
     return out;
   }
 
+  // A repeated tell of the same config is ignored: it would cool the walk for nothing.
   void tell(const Observation& o) override {
     seen_.insert(o.config);
-    consider(o);
+    if (told_.insert(o.config)) consider(o);
   }
 
  private:
@@ -138,6 +140,7 @@ class Anneal final : public Strategy {
   double t0_, alpha_, t_min_, temp_;
   size_t patience_;
   SeenSet seen_;
+  SeenSet told_;  // configs whose outcome is known
   std::vector<Config> starts_;  // seeds not yet proposed
   size_t starting_ = 0;          // start configs proposed, not yet told
   std::optional<Point> current_, best_;

@@ -56,7 +56,7 @@ class Evo final : public Strategy {
     }
     for (const auto& k : ctx.known) {
       index_.insert(k.config);
-      add_result(k);
+      if (told_.insert(k.config)) add_result(k);
     }
     // First generation: the seeds in priority order, then random valid configs, enough to
     // make a population together with the known successes (none on a resumed campaign
@@ -86,9 +86,11 @@ class Evo final : public Strategy {
     return out;
   }
 
+  // A repeated tell of the same config (a retried evaluation echoed twice) is ignored: a
+  // second copy in the population would only skew the tournaments.
   void tell(const Observation& o) override {
     index_.insert(o.config);
-    add_result(o);
+    if (told_.insert(o.config)) add_result(o);
   }
 
  private:
@@ -232,6 +234,7 @@ class Evo final : public Strategy {
 
   const SearchSpace& space_;
   ValidIndex index_;  // also the record of configs seen
+  SeenSet told_;      // configs whose outcome is known
   std::mt19937_64 rng_;
   size_t pop_size_, tournament_, elite_;
   double crossover_rate_, rate_min_, rate_max_, rate_, grow_, shrink_, jump_;

@@ -165,6 +165,36 @@ TEST_P(EveryStrategy, SurvivesASpaceWhereEverythingFails) {
   EXPECT_EQ(n, space.valid_configs().size());
 }
 
+TEST_P(EveryStrategy, RepeatedTellsChangeNothing) {
+  // A campaign may echo a retried evaluation's result twice.
+  SearchSpace space = small_space();
+  auto proposals = [&](bool twice) {
+    StrategyContext ctx;
+    ctx.space = &space;
+    ctx.seed = 9;
+    auto s = make_strategy(GetParam(), ctx);
+    std::vector<std::string> out;
+    for (int i = 0; i < 15; ++i) {
+      auto got = s->ask(1);
+      if (got.empty()) break;
+      out.push_back(to_string(got[0]));
+      s->tell({got[0], outcome(got[0])});
+      if (twice) s->tell({got[0], outcome(got[0])});
+    }
+    return out;
+  };
+  EXPECT_EQ(proposals(true), proposals(false));
+}
+
+TEST_P(EveryStrategy, EmptySpaceGivesNothing) {
+  SearchSpace space({{"X", {int64_t{1}, int64_t{2}}}}, [](const Config&) { return false; });
+  StrategyContext ctx;
+  ctx.space = &space;
+  ctx.seeds = {parse_assignment("X=1")};
+  auto s = make_strategy(GetParam(), ctx);
+  EXPECT_TRUE(s->ask(4).empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy,
                          ::testing::Values("exhaustive", "random", "evo", "anneal"));
 
