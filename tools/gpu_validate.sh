@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out}"; mkdir -p "$OUT"
+WORK="${WORK:-/tmp/kforge_validate}"; mkdir -p "$WORK"  # intermediate files (only 8 come back from $OUT)
 export BUILD_DIR="${BUILD_DIR:-build-gpu}"
 K="$BUILD_DIR/kforge"
 DB="${DB:-$OUT/results.db}"
@@ -26,40 +27,45 @@ step_faulty() {
   count
 }
 step_gemm_kill9() {
-  # kill -9 a running exhaustive campaign, then resume: nothing recorded is lost or re-run.
-  kf -q search --family gemm --suite small --strategy exhaustive --timeout 20 &
+  # kill -9 a running campaign at a random moment, then resume: nothing recorded is lost or re-run.
+  local shape=M=2048,N=2048,K=2048,dtype=f16 wait=$(( ${KILL_AFTER:-15} + RANDOM % 10 ))
+  "$K" --db "$DB" -q search --family gemm --shape $shape --strategy evo --evals "${KILL_EVALS:-80}" --timeout 20 &
   local pid=$!
-  sleep "${KILL_AFTER:-45}"
-  kill -9 "$pid"; sleep 1
-  echo "after kill -9:"; count
+  sleep "$wait"
+  kill -9 "$pid"; wait "$pid" 2>/dev/null; sleep 1
+  echo "kill -9 after $wait s:"; count
   local id
-  id=$(python3 -c "import sqlite3;print(sqlite3.connect('$DB').execute('select max(id) from campaigns where family_id=(select id from families where name=\"gemm\")').fetchone()[0])")
-  kf resume "$id" --json > "$OUT/gemm_resume.json"
-  echo "after resume:"; count
+  id=$(python3 -c "import sqlite3;print(sqlite3.connect('$DB').execute('select max(id) from campaigns').fetchone()[0])")
+  kf resume "$id" --json > "$WORK/gemm_resume.json"
+  echo "after resume of campaign $id:"; count "$id"
   python3 - "$DB" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-dup = db.execute("""select count(*) from (select config_id, shape_id, count(*) n from evaluations
-                    where status != 'interrupted' group by config_id, shape_id having n > 1)""").fetchone()[0]
+dup = db.execute("""select count(*) from (select config_id, shape_id, device_id, count(*) n from evaluations
+                    where status != 'interrupted' group by config_id, shape_id, device_id having n > 1)""").fetchone()[0]
 print("configs recorded twice (must be 0):", dup)
 PY
-  python3 -c "import json;d=json.load(open('$OUT/gemm_resume.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')})"
+  python3 -c "import json;d=json.load(open('$WORK/gemm_resume.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')})"
 }
 step_gemm_exhaustive() {
-  kf search --family gemm --suite small --strategy exhaustive --timeout 20 --json > "$OUT/gemm_exhaustive.json"
-  python3 -c "import json;d=json.load(open('$OUT/gemm_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')});print(d['shapes'][0].get('best'))"
+  kf search --family gemm --suite small --strategy exhaustive --timeout 20 --json > "$WORK/gemm_exhaustive.json"
+  python3 -c "import json;d=json.load(open('$WORK/gemm_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')});print(d['shapes'][0].get('best'))"
 }
 step_mission_exhaustive() {
-  kf search --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 --strategy exhaustive \
-     --timeout 20 ${MISSION_EVALS:+--evals $MISSION_EVALS} --json > "$OUT/mission_exhaustive.json"
-  python3 -c "import json;d=json.load(open('$OUT/mission_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','status_counts')});print(d['shapes'][0].get('best'))"
+  # The recorded space for strategy replay: secondary parameters pinned (MISSION_FIX).
+  kf -q search --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 --strategy exhaustive \
+     --timeout 20 --top-k 1 --fix "${MISSION_FIX:-KV_WAIT=joint,WARPS_N=1,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,PIPE_QK=0,LAZY_RESCALE=0,P_EARLY=1,VEC=8}" ${MISSION_EVALS:+--evals $MISSION_EVALS} --json > "$WORK/mission_exhaustive.json"
+  python3 -c "import json;d=json.load(open('$WORK/mission_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','status_counts')});print(d['shapes'][0].get('best'))"
 }
-step_mission() { kf search --family sdpa_fwd --suite mission --strategy evo --evals "${EVALS:-40}" --timeout 20; }
-step_sweep() { kf search --family sdpa_fwd --suite sweep --strategy evo --evals "${EVALS:-25}" --timeout 30; }
+# Parameters the perf notes found to lose everywhere are pinned, which keeps the space small.
+PIN="${PIN:-KV_WAIT=joint,WARPS_N=1,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,PIPE_QK=0}"
+step_mission() { kf -q search --family sdpa_fwd --suite mission --strategy evo --evals "${EVALS:-30}" --timeout 20 --fix "$PIN" --top-k 3; }
+step_sweep() { kf -q search --family sdpa_fwd --suite sweep --strategy evo --evals "${SWEEP_EVALS:-10}" --timeout 30 --fix "$PIN" --top-k 3; }
 step_compare() {
   for suite in mission sweep; do
     python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" \
-      --baselines-out "$OUT/baselines_$suite.json" && kf baseline import "$OUT/baselines_$suite.json"
+      --baselines-out "$WORK/baselines_$suite.json" && kf baseline import "$WORK/baselines_$suite.json"
+    cp "$WORK/baselines_$suite.json" "$OUT/" 2>/dev/null
   done
 }
 step_ablate() { kf ablate --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16; }
@@ -71,6 +77,7 @@ step_export() {
 for s in "$@"; do
   echo "=================== $s ($(date +%T))"
   start=$(date +%s)
-  "step_$s" 2>&1 | tee "$OUT/$s.log" | tail -60
+  "step_$s" 2>&1 | tee -a "$OUT/validate.log" | tail -${TAIL:-25}
   echo "=================== $s took $(( $(date +%s) - start )) s"
+  [ -f "$DB" ] && python3 -c "import sqlite3;s=sqlite3.connect('$DB');s.execute('pragma wal_checkpoint(TRUNCATE)');s.backup(sqlite3.connect('$OUT/results.db'))"
 done

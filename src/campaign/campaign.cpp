@@ -30,6 +30,20 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// The family with pinned parameters reduced to their one value (validated against the domain).
+Family pin_params(const Family& family, const Config& fixed) {
+  Family pinned = family;
+  for (const auto& [name, value] : fixed) {
+    auto it = std::find_if(pinned.params.begin(), pinned.params.end(),
+                           [&](const ParamSpec& p) { return p.name == name; });
+    if (it == pinned.params.end()) throw std::runtime_error("--fix: unknown parameter '" + name + "'");
+    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
+      throw std::runtime_error("--fix: " + name + "=" + to_string(value) + " is not in its domain");
+    it->values = {value};
+  }
+  return pinned;
+}
+
 // Workers: one per GPU. "--gpus all" starts device 0, 1, ... until one has no device.
 std::vector<std::unique_ptr<WorkerClient>> start_workers(const CampaignOptions& o,
                                                          std::vector<DeviceLimits>& devices) {
@@ -62,6 +76,7 @@ struct Queues {
   std::deque<JobResult> results;
   size_t in_flight = 0;  // queued or being evaluated
   bool closing = false;
+  std::string fatal;  // set when an evaluation could not be recorded
 };
 
 struct Totals {
@@ -82,7 +97,17 @@ void gpu_thread(WorkerClient& worker, const DeviceLimits& device, JobContext ctx
       q.jobs.pop_front();
     }
     ctx.device = &device;
-    JobResult r = evaluate_job(ctx, worker, std::move(job));
+    JobResult r;
+    try {
+      r = evaluate_job(ctx, worker, std::move(job));
+    } catch (const std::exception& e) {
+      // The store or the spec failed, not the kernel: stop the campaign with the reason.
+      std::lock_guard lock(q.mu);
+      if (q.fatal.empty()) q.fatal = e.what();
+      --q.in_flight;
+      q.cv.notify_all();
+      continue;
+    }
     {
       std::lock_guard lock(totals.mu);
       totals.gpu_s += r.gpu_s;
@@ -168,7 +193,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   ShapeOutcome outcome;
   outcome.shape = shape;
 
-  const SearchSpace space = make_space(family, shape, device);
+  const SearchSpace space = make_space(pin_params(family, o.fixed), shape, device);
   const auto ref = compile_variant(render_reference(family, shape), arch, &run.cache);
   if (!ref.ok)
     throw std::runtime_error("reference kernel of " + family.name + " does not compile: " +
@@ -252,10 +277,22 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   for (;;) {
     std::deque<JobResult> results;
     size_t in_flight;
+    std::string fatal;
     {
       std::unique_lock lock(q.mu);
       results.swap(q.results);
       in_flight = q.in_flight;
+      fatal = q.fatal;
+    }
+    if (!fatal.empty()) {
+      {
+        std::lock_guard lock(q.mu);
+        q.closing = true;
+        q.jobs.clear();
+      }
+      q.cv.notify_all();
+      for (auto& t : threads) t.join();
+      throw std::runtime_error(fatal);
     }
     for (auto& r : results) {
       const std::string key = to_string(r.observation.config);
@@ -368,7 +405,13 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
 CampaignOutcome run_campaign(Store& store, const Family& family, const std::vector<Shape>& shapes,
                              const CampaignOptions& options) {
   if (shapes.empty()) throw std::runtime_error("no shapes to search");
-  make_strategy(options.strategy, StrategyContext{});  // unknown names fail before anything runs
+  const auto names = strategy_names();  // an unknown name fails before anything runs
+  if (std::find(names.begin(), names.end(), options.strategy) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw std::runtime_error("unknown strategy '" + options.strategy + "' (known: " + known + ")");
+  }
+  pin_params(family, options.fixed);  // a bad --fix fails before anything runs
   std::vector<DeviceLimits> devices;
   auto workers = start_workers(options, devices);
   CampaignRecord rec;

@@ -32,6 +32,8 @@ struct CampaignOptions {
   std::vector<int> gpus;       // empty: all visible
   int remeasure_top_k = 5;     // re-measured interleaved before a winner is declared
   nlohmann::json strategy_options;
+  // Parameters pinned to one value: the search covers the rest of the space only.
+  Config fixed;
   std::filesystem::path cache_dir;      // cubin cache
   std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
   bool quiet = false;

@@ -1,6 +1,7 @@
 #include "campaign/evaluate_job.hpp"
 
 #include <chrono>
+#include <cmath>
 
 namespace kf {
 
@@ -111,8 +112,9 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
 
   rec.status = res.status;
   rec.error = res.error;
-  rec.max_abs = res.max_abs;
-  rec.rel_l2 = res.rel_l2;
+  // Non-finite errors (NaN outputs) arrive as NaN; SQLite would store NaN as NULL.
+  rec.max_abs = std::isnan(res.max_abs) ? HUGE_VAL : res.max_abs;
+  rec.rel_l2 = std::isnan(res.rel_l2) ? HUGE_VAL : res.rel_l2;
   if (res.status == Status::Ok) rec.timing = res.timing;
   {
     std::lock_guard lock(*ctx.store_mu);

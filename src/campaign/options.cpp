@@ -15,7 +15,8 @@ nlohmann::json to_json(const CampaignOptions& o) {
           {"compile_threads", o.compile_threads},
           {"gpus", o.gpus},
           {"remeasure_top_k", o.remeasure_top_k},
-          {"strategy_options", o.strategy_options}};
+          {"strategy_options", o.strategy_options},
+          {"fixed", to_json(o.fixed)}};
 }
 
 CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
@@ -34,6 +35,7 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   o.gpus = j.value("gpus", o.gpus);
   o.remeasure_top_k = j.value("remeasure_top_k", o.remeasure_top_k);
   o.strategy_options = j.value("strategy_options", nlohmann::json::object());
+  if (j.contains("fixed")) o.fixed = assignment_from_json(j.at("fixed"));
   return o;
 }
 

@@ -56,6 +56,8 @@ void add_search(CLI::App& app, Globals& g) {
   cmd->add_option("--compile-jobs", o.compile_threads, "NVRTC threads (default: all cores)");
   cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
       ->capture_default_str();
+  static std::string fixed;
+  cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)");
   cmd->add_flag("--cold-l2", cold_l2, "Also time plain launches with L2 flushed before each");
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
@@ -68,6 +70,7 @@ void add_search(CLI::App& app, Globals& g) {
     opts.quiet = g.quiet;
     opts.timing.cold_l2 = cold_l2;
     if (!time_budget.empty()) opts.budget.time_s = parse_duration(time_budget);
+    if (!fixed.empty()) opts.fixed = parse_assignment(fixed);
     if (gpus != "all") {
       opts.gpus.clear();
       std::stringstream ss(gpus);

@@ -1,6 +1,45 @@
-#include <cstdio>
+// kforge: the command line. Each subcommand lives in its own cmd_*.cpp and holds no logic.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
-int main() {
-  std::puts("kforge " KFORGE_VERSION);
-  return 0;
+#include "cli/common.hpp"
+
+int main(int argc, char** argv) {
+  using namespace kf::cli;
+  CLI::App app{"kforge: autotuning and evolutionary search of CUDA kernel families", "kforge"};
+  app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();  // global options (--db, ...) may also follow the subcommand
+  Globals g;
+  app.add_option("--db", g.db, "Results database")->capture_default_str();
+  app.add_option("--spec-dir", g.spec_dir, "Folder of family specs (default: ./search_spaces)");
+  app.add_option("--cache-dir", g.cache_dir, "Cubin cache (default: .kforge-cache beside the db)");
+  app.add_flag("-v,--verbose", g.verbose, "Debug logging");
+  app.add_flag("-q,--quiet", g.quiet, "Warnings and errors only; no progress line");
+
+  add_list(app, g);
+  add_check(app, g);
+  add_search(app, g);
+  add_resume(app, g);
+  add_best(app, g);
+  add_show(app, g);
+  add_export(app, g);
+  add_ablate(app, g);
+  add_replay(app, g);
+  add_import(app, g);
+  add_baseline(app, g);
+  add_worker(app, g);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  // Logs go to stderr so that --json output on stdout stays clean.
+  auto logger = spdlog::stderr_color_mt("kforge");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(g.verbose ? spdlog::level::debug
+                              : (g.quiet ? spdlog::level::warn : spdlog::level::info));
+  return run_selected(app);
 }

@@ -1,0 +1,113 @@
+// kforge replay: benchmark strategies offline against a recorded space (a stored exhaustive
+// campaign, or an imported Kernel Tuner / T4 file). No GPU needed.
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "cli/common.hpp"
+#include "importers/import.hpp"
+#include "replay/replay.hpp"
+#include "replay/report.hpp"
+
+namespace kf::cli {
+
+namespace {
+
+// Every stored evaluation of (family, shape) on one device becomes a recorded point; the
+// device with the most evaluations is used unless one is named.
+RecordedSpace space_from_store(const Globals& g, const std::string& family_name,
+                               const std::string& shape_text, const std::string& device_name) {
+  const Family f = load_family(g, family_name);
+  const Shape shape = parse_shape(f, shape_text);
+  Store store(g.db);
+  std::map<std::string, std::vector<EvaluationRecord>> by_device;
+  for (auto& e : store.evaluations(f.name, shape))
+    if (e.status != Status::Interrupted) by_device[e.device.name].push_back(std::move(e));
+  if (by_device.empty())
+    throw std::runtime_error("no stored evaluations of " + f.name + " at " + to_string(shape));
+  std::string chosen = device_name;
+  if (chosen.empty())
+    for (const auto& [name, evals] : by_device)
+      if (chosen.empty() || evals.size() > by_device[chosen].size()) chosen = name;
+  if (!by_device.count(chosen)) throw std::runtime_error("no evaluations on device " + chosen);
+  std::vector<RecordedPoint> points;
+  for (const auto& e : by_device[chosen])
+    points.push_back({e.config, e.status == Status::Ok && e.timing
+                                    ? std::optional<double>(e.timing->median_us)
+                                    : std::nullopt});
+  return RecordedSpace(f.params, points, f.name + " " + to_string(shape) + " on " + chosen,
+                       {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}});
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+void add_replay(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("replay", "Benchmark strategies offline on a recorded space");
+  static std::string family, shape, device, import_file, strategies = "evo,anneal,random", csv;
+  static ReplayOptions o;
+  static bool json = false;
+  cmd->add_option("--family", family, "Family whose stored evaluations form the space");
+  cmd->add_option("--shape", shape, "Shape of the stored (exhaustive) campaign");
+  cmd->add_option("--device", device, "Device name (default: the one with most evaluations)");
+  cmd->add_option("--import", import_file, "A Kernel Tuner cache or T4 file instead of the store");
+  cmd->add_option("--strategies", strategies, "Comma-separated strategies")->capture_default_str();
+  cmd->add_option("--seeds", o.seeds, "Runs per strategy")->capture_default_str();
+  cmd->add_option("--budget", o.budget, "Evaluations per run (default: the whole space)");
+  cmd->add_option("--csv", csv, "Write the best-so-far curves as CSV (tools/plot_replay.py)");
+  cmd->add_flag("--json", json, "Machine-readable output");
+  set_action(cmd, [&g] {
+    if (import_file.empty() == family.empty())
+      throw std::runtime_error("give either --family and --shape, or --import FILE");
+    const RecordedSpace space = import_file.empty()
+                                    ? space_from_store(g, family, shape, device)
+                                    : import_recorded(import_file);
+    ReplayOptions opts = o;
+    opts.threads = std::max(1u, std::thread::hardware_concurrency());
+    const ReplayReport report = replay(space, split_list(strategies), opts);
+    if (!csv.empty()) {
+      std::ofstream out(csv);
+      if (!out) throw std::runtime_error("cannot write " + csv);
+      out << curves_csv(report);
+    }
+    if (json)
+      print_json(kf::to_json(report));
+    else
+      std::fputs(format_table(report).c_str(), stdout);
+  });
+}
+
+void add_import(CLI::App& app, Globals&) {
+  auto* cmd = app.add_subcommand(
+      "import", "Read a Kernel Tuner cache or T4 results file and summarise the recorded space");
+  static std::string file;
+  static bool json = false;
+  cmd->add_option("file", file, "Kernel Tuner cache (.json) or T4 results file")->required();
+  cmd->add_flag("--json", json, "Machine-readable output");
+  set_action(cmd, [] {
+    const RecordedSpace space = import_recorded(file);
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& p : space.space().params()) params[p.name] = p.values.size();
+    nlohmann::json out = {{"name", space.name()}, {"info", space.info()},
+                          {"configs", space.size()}, {"failed", space.failed()},
+                          {"params", params}};
+    if (const auto* best = space.optimum())
+      out["optimum"] = {{"config", to_json(best->config)}, {"time_us", *best->time_us}};
+    if (json) return print_json(out);
+    std::printf("%s: %zu recorded configs (%zu failed), %zu parameters\n", space.name().c_str(),
+                space.size(), space.failed(), space.space().params().size());
+    if (const auto* best = space.optimum())
+      std::printf("optimum %s us: %s\n", fmt_us(*best->time_us).c_str(),
+                  to_string(best->config).c_str());
+    std::printf("replay strategies on it with: kforge replay --import %s\n", file.c_str());
+  });
+}
+
+}  // namespace kf::cli

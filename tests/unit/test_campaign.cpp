@@ -1,0 +1,124 @@
+// The campaign loop against a stand-in worker (tests/fakes/fake_worker.py): every config is
+// classified and recorded, nothing is run twice, a dying worker costs one evaluation, and an
+// attempt left open by a killed campaign is retried once on resume.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "campaign/campaign.hpp"
+
+namespace fs = std::filesystem;
+using namespace kf;
+
+namespace {
+
+struct CampaignFixture : ::testing::Test {
+  fs::path dir;
+  Family family;
+  Shape shape;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("kforge_campaign_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
+    shape = parse_shape(family, "N=4096,dtype=f16");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CampaignOptions options(const std::string& mode, const std::string& nth = "1") {
+    CampaignOptions o;
+    o.strategy = "exhaustive";
+    o.cache_dir = dir / "cache";
+    o.worker_argv = {"python3", "-S", std::string(KFORGE_TEST_DIR) + "/fakes/fake_worker.py", mode,
+                     nth};
+    o.eval_timeout_s = 10;
+    o.compile_threads = 2;
+    o.quiet = true;
+    o.remeasure_top_k = 3;
+    o.gpus = {0};  // the stand-in answers for any device index
+    return o;
+  }
+  size_t valid_configs() {
+    DeviceLimits d = DeviceLimits::for_arch("sm_90");
+    return make_space(family, shape, d).valid_configs().size();
+  }
+};
+
+TEST_F(CampaignFixture, ExhaustiveClassifiesEveryValidConfigOnce) {
+  Store store(dir / "r.db");
+  const auto out = run_campaign(store, family, {shape}, options("ok"));
+  ASSERT_EQ(out.shapes.size(), 1u);
+  EXPECT_EQ(out.status, "done");
+  EXPECT_EQ(out.shapes[0].evaluated, valid_configs());
+  EXPECT_EQ(out.status_counts.at("ok"), static_cast<int>(valid_configs()));
+  ASSERT_TRUE(out.shapes[0].best.has_value());
+  EXPECT_FALSE(out.shapes[0].remeasured.empty());
+  // A second campaign on the same shape finds nothing left to run and compiles nothing.
+  const auto again = run_campaign(store, family, {shape}, options("ok"));
+  EXPECT_EQ(again.shapes[0].evaluated, 0u);
+  EXPECT_EQ(again.compiled, 0u);
+  EXPECT_EQ(store.evaluations(family.name, shape).size(), valid_configs());
+}
+
+TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.strategy = "random";
+  o.budget.evals_per_shape = 3;
+  const auto out = run_campaign(store, family, {shape}, o);
+  EXPECT_EQ(out.shapes[0].evaluated, 3u);
+}
+
+TEST_F(CampaignFixture, DyingWorkerCostsOneEvaluation) {
+  Store store(dir / "r.db");
+  auto o = options("segv", "2");  // the worker dies on its second request (every fresh worker)
+  const auto out = run_campaign(store, family, {shape}, o);
+  EXPECT_EQ(out.shapes[0].evaluated, valid_configs());
+  EXPECT_GE(out.status_counts.at("runtime_fault"), 1);
+  EXPECT_GE(out.status_counts.at("ok"), 1);
+}
+
+TEST_F(CampaignFixture, ResumeRetriesAnInterruptedAttemptOnce) {
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.budget.evals_per_shape = 2;
+  const auto first = run_campaign(store, family, {shape}, o);
+  // Simulate a kill -9 while a third config was in flight.
+  const DeviceLimits fake = [] {
+    DeviceLimits d = DeviceLimits::for_arch("sm_90");
+    d.name = "Fake GPU";
+    d.driver = "fake";
+    return d;
+  }();
+  const SearchSpace space = make_space(family, shape, fake);
+  Config in_flight;
+  for (const auto& c : space.valid_configs())
+    if (!store.evaluated_config_keys(family.name, shape, device_key(fake)).count(to_string(c))) {
+      in_flight = c;
+      break;
+    }
+  store.begin_attempt(first.campaign_id, family.name, in_flight, shape, device_key(fake));
+  auto resume = options("ok");
+  const auto resumed = resume_campaign(store, family, first.campaign_id, resume);
+  const auto keys = store.evaluated_config_keys(family.name, shape, device_key(fake));
+  EXPECT_TRUE(keys.count(to_string(in_flight))) << "the interrupted config was not retried";
+  EXPECT_EQ(resumed.status_counts.at("interrupted"), 1);
+  // Budget 2 per shape was already spent, so only the retry ran.
+  EXPECT_EQ(resumed.shapes[0].evaluated, 1u);
+}
+
+TEST_F(CampaignFixture, NoDeviceIsAOneLineError) {
+  Store store(dir / "r.db");
+  try {
+    run_campaign(store, family, {shape}, options("hello_error"));
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(store.campaigns().empty()) << "nothing is recorded when no worker starts";
+}
+
+}  // namespace
