@@ -20,7 +20,10 @@ std::map<const CLI::App*, Action>& actions() {
 void set_action(CLI::App* cmd, Action action) { actions()[cmd] = std::move(action); }
 
 int run_selected(CLI::App& app) {
-  for (const CLI::App* sub : app.get_subcommands()) {
+  // The deepest chosen subcommand carries the action ("baseline import").
+  const CLI::App* chosen = &app;
+  while (!chosen->get_subcommands().empty()) chosen = chosen->get_subcommands().front();
+  for (const CLI::App* sub : {chosen}) {
     auto it = actions().find(sub);
     if (it == actions().end()) continue;
     try {
@@ -33,7 +36,7 @@ int run_selected(CLI::App& app) {
       return 1;
     }
   }
-  std::fputs(app.help().c_str(), stderr);
+  std::fputs(chosen->help().c_str(), stderr);
   return 2;
 }
 
