@@ -389,7 +389,7 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
   const bool stopped = g_stop_requested.load() ||
                        (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s &&
                         out.shapes.size() < shapes.size());
-  out.status = g_stop_requested.load() ? "stopped" : (stopped ? "stopped" : "done");
+  out.status = stopped ? "stopped" : "done";
   store.set_campaign_status(campaign_id, out.status);
   out.wall_s = seconds_since(start);
   out.compile_s = totals.compile_s;

@@ -23,9 +23,7 @@ int run_selected(CLI::App& app) {
   // The deepest chosen subcommand carries the action ("baseline import").
   const CLI::App* chosen = &app;
   while (!chosen->get_subcommands().empty()) chosen = chosen->get_subcommands().front();
-  for (const CLI::App* sub : {chosen}) {
-    auto it = actions().find(sub);
-    if (it == actions().end()) continue;
+  if (auto it = actions().find(chosen); it != actions().end()) {
     try {
       it->second();
       return 0;
