@@ -2,10 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "store/store.hpp"
 
@@ -199,10 +202,30 @@ int existing_version(sqlite::Db& db) {
   return v;
 }
 
+std::string switch_to_wal(sqlite::Db& db) {
+  sqlite::Stmt wal(db, "PRAGMA journal_mode = WAL");
+  return wal.step() ? wal.text(0) : "";
+}
+
+// Several connections that open one new file at once all find it in rollback mode and all
+// switch it to WAL, which needs the EXCLUSIVE lock: each holds SHARED and waits for the
+// others, and SQLite breaks that deadlock by refusing one at once, without the busy handler.
+// The refused one retries until the busy timeout; by then the file is WAL and the switch a no-op.
+std::string switch_to_wal_retrying(sqlite::Db& db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(2 * pause, std::chrono::milliseconds(100))) {
+    try {
+      return switch_to_wal(db);
+    } catch (const StoreError&) {
+      if (!db.last_failure_was_lock() || std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 void apply_pragmas(sqlite::Db& db) {
   // WAL: readers (kforge best/report) never block the campaign's writer nor the reverse.
-  sqlite::Stmt wal(db, "PRAGMA journal_mode = WAL");
-  std::string mode = wal.step() ? wal.text(0) : "";
+  std::string mode = switch_to_wal_retrying(db);
   if (mode != "wal") {
     spdlog::warn("{}: WAL journal unavailable (journal_mode is '{}'); readers may block the writer",
                  db.label(), mode);

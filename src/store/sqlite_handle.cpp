@@ -66,6 +66,10 @@ void Db::exec(std::string_view sql) {
 int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 int Db::changes() const { return sqlite3_changes(db_); }
 void Db::busy_timeout(int ms) { sqlite3_busy_timeout(db_, ms); }
+bool Db::last_failure_was_lock() const {
+  const int rc = sqlite3_errcode(db_);  // primary code: BUSY_SNAPSHOT etc. fold into BUSY
+  return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
 
 // ---- Stmt ----
 

@@ -65,6 +65,8 @@ class Db {
   int64_t last_insert_rowid() const;
   int changes() const;
   void busy_timeout(int ms);
+  // The last failed call on this connection was refused for a lock (SQLITE_BUSY or LOCKED).
+  bool last_failure_was_lock() const;
   const std::string& label() const { return label_; }
   sqlite3* raw() const { return db_; }
 

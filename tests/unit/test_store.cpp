@@ -737,6 +737,27 @@ TEST(Store, ManyConnectionsCreateAndWriteOneNewFile) {
   EXPECT_EQ(s.evaluations("gemm").size(), 40u);
 }
 
+// The race behind a rare CI failure, made deterministic: opening a new file switches it to WAL,
+// which needs the write lock; while another connection holds it, SQLite refuses the switch at
+// once (no busy handler, to avoid a deadlock). The open must wait and retry, not fail.
+TEST(Store, OpeningANewFileWaitsForAWriterInsteadOfFailing) {
+  TempDb t;
+  Raw other(t.path());
+  other.exec("BEGIN IMMEDIATE");  // holds RESERVED on the still-empty, rollback-mode file
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    other.exec("ROLLBACK");
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_NO_THROW({
+    Store s(t.path());
+    s.add_evaluation(ok_eval(config(64), 10));
+  });
+  release.join();
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  EXPECT_EQ(Store(t.path()).evaluations("gemm").size(), 1u);
+}
+
 TEST(Store, OneStoreSharedByThreads) {
   TempDb t;
   Store s(t.path());
