@@ -2,6 +2,7 @@
 # Exercises kforge end to end on a GPU node and leaves logs and the database under $OUT.
 #   tools/gpu_validate.sh STEP...      steps: build tests faulty gemm_kill9 gemm_exhaustive
 #                                             mission_exhaustive mission sweep compare ablate export
+#                                             seeding multigpu
 # Each step prints a short summary last; full logs are in $OUT/<step>.log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ step_faulty() {
   kf --spec-dir tests/families search --family faulty --strategy exhaustive --timeout 10 --top-k 1
   count
 }
+step_kill9_repeat() { for i in $(seq 1 "${KILL_REPEAT:-3}"); do echo "--- kill -9 round $i"; step_gemm_kill9; done; }
 step_gemm_kill9() {
   # kill -9 a running campaign at a random moment, then resume: nothing recorded is lost or re-run.
   local shape=M=2048,N=2048,K=2048,dtype=f16 wait=$(( ${KILL_AFTER:-15} + RANDOM % 10 ))
@@ -62,10 +64,43 @@ PIN="${PIN:-KV_WAIT=joint,WARPS_N=1,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,PIPE_
 step_mission() { kf -q search --family sdpa_fwd --suite mission --strategy evo --evals "${EVALS:-30}" --timeout 20 --fix "$PIN" --top-k 3; }
 step_sweep() { kf -q search --family sdpa_fwd --suite sweep --strategy evo --evals "${SWEEP_EVALS:-10}" --timeout 30 --fix "$PIN" --top-k 3; }
 step_compare() {
-  for suite in mission sweep; do
+  for suite in ${COMPARE_SUITES:-mission sweep}; do
     python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" \
       --baselines-out "$WORK/baselines_$suite.json" && kf baseline import "$WORK/baselines_$suite.json"
     cp "$WORK/baselines_$suite.json" "$OUT/" 2>/dev/null
+  done
+}
+step_seeding() {
+  # Issue 5: a shape no campaign has seen, searched three ways, SEEDS campaigns each:
+  # store (seeded from the stored neighbouring mission shapes), defaults only, none (cold start).
+  local shape=${SEED_SHAPE:-B=2,H=8,S=384,D=64,causal=0,dtype=f16} arms=""
+  for mode in store defaults none; do
+    local db="$WORK/seeding_$mode.db"; rm -f "$db"*
+    [ "$mode" = store ] && python3 -c "import sqlite3;sqlite3.connect('$DB').backup(sqlite3.connect('$db'))"
+    for seed in $(seq 1 "${SEEDS:-2}"); do
+      "$K" --db "$db" -q search --family sdpa_fwd --shape "$shape" --strategy evo --seeding "$mode" --seed "$seed" \
+        --evals "${SEED_EVALS:-40}" --timeout 20 --fix "$PIN" --top-k 1 > /dev/null
+    done
+    arms="$arms $mode=$db"
+  done
+  python3 tools/seeding_curves.py --shape "$shape" $arms --csv "$OUT/seeding_curves.csv"
+}
+step_multigpu() {
+  # Issue 4: evaluations per hour with one worker and with one per GPU, same campaign otherwise
+  # (fresh database and cubin cache each, so neither run profits from the other).
+  local n; n=$(nvidia-smi -L | wc -l)
+  for gpus in 0 all; do
+    rm -rf "$WORK/mg_$gpus"; mkdir -p "$WORK/mg_$gpus"
+    "$K" --db "$WORK/mg_$gpus/r.db" --cache-dir "$WORK/mg_$gpus/cache" -q search --family sdpa_fwd \
+      --suite "${MG_SUITE:-sweep}" --strategy evo --evals "${MG_EVALS:-8}" --timeout 30 --fix "$PIN" --top-k 0 \
+      --gpus "$gpus" --json > "$WORK/mg_$gpus/out.json"
+    python3 - "$WORK/mg_$gpus/out.json" "$gpus" "$n" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(d["status_counts"].values())
+print(f"gpus={sys.argv[2]} (of {sys.argv[3]}): {n} evaluations in {d['wall_s']:.1f} s = {3600 * n / d['wall_s']:.0f} per hour; "
+      f"gpu {d['gpu_s']:.1f} s, compile cpu {d['compile_cpu_s']:.1f} s, {d['status_counts']}")
+PY
   done
 }
 step_ablate() { kf ablate --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16; }

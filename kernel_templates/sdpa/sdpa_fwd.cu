@@ -20,6 +20,9 @@
 //                 or (sm_90) the split CTAs form a thread-block cluster: each parks its slice in its own smem,
 //                 cluster barrier, CTA r merges the rows of warps w with w % KV_SPLITS == r over DSMEM
 //   KF_P_EARLY  (mma path) 1: pack P to 16-bit pairs right after exp2 (the fp32 scores die before P V)
+//   KF_EXP2_F32 | KF_EXP2_PAIR  (mma path, P_EARLY) P = exp2 one f32 MUFU op per element, or one 16-bit
+//                 pair op per two elements (the exponents are rounded to the element type first; P is
+//                 16-bit for P V anyway). Halves the MUFU work, which bounds the softmax phase.
 //   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
@@ -66,6 +69,12 @@ constexpr bool P_EARLY = KF_P_EARLY != 0;
 #define KF_PIPE_QK 0
 #endif
 constexpr bool PIPE_QK = KF_PIPE_QK != 0;
+#if defined(KF_EXP2_PAIR)
+constexpr bool EXP2_PAIR = true;
+#else
+constexpr bool EXP2_PAIR = false;
+#endif
+static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P_EARLY=1");
 constexpr int KS = KF_KV_SPLITS;
 #if defined(KF_KV_MERGE_CLUSTER) && KF_KV_SPLITS > 1
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -309,6 +318,14 @@ struct Path {
         float rs = 0.f;
 #pragma unroll
         for (int n = 0; n < NTN; ++n) {
+          if constexpr (EXP2_PAIR) {
+            const unsigned p = TR::exp2_pair(
+                TR::pack2(fmaf(s[mt][n][2 * r], sl2, -m_use), fmaf(s[mt][n][2 * r + 1], sl2, -m_use)));
+            pk[mt][n][r] = p;
+            const float2 pf = TR::unpack2(p);  // the sum uses the P that P V sees
+            rs += pf.x + pf.y;
+            continue;
+          }
           const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
           const float p1 = kf::fast_exp2(fmaf(s[mt][n][2 * r + 1], sl2, -m_use));
           if constexpr (P_EARLY) {

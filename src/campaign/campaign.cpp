@@ -231,7 +231,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   sctx.known = known;
   {
     std::lock_guard lock(run.store_mu);
-    sctx.seeds = seed_configs(run.store, family, shape, dkey, space);
+    sctx.seeds = seed_configs(run.store, family, shape, dkey, space, parse_seeding(o.seeding));
   }
   sctx.options = o.strategy_options;
   auto strategy = make_strategy(o.strategy, sctx);
@@ -412,6 +412,7 @@ CampaignOutcome run_campaign(Store& store, const Family& family, const std::vect
     throw std::runtime_error("unknown strategy '" + options.strategy + "' (known: " + known + ")");
   }
   pin_params(family, options.fixed);  // a bad --fix fails before anything runs
+  parse_seeding(options.seeding);     // so does a bad --seeding
   std::vector<DeviceLimits> devices;
   auto workers = start_workers(options, devices);
   CampaignRecord rec;

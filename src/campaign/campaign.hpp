@@ -34,6 +34,9 @@ struct CampaignOptions {
   nlohmann::json strategy_options;
   // Parameters pinned to one value: the search covers the rest of the space only.
   Config fixed;
+  // Where the first configs come from: "store" (stored results, then the family's defaults),
+  // "defaults" (defaults only) or "none" (the strategy's own random start: a cold start).
+  std::string seeding = "store";
   std::filesystem::path cache_dir;      // cubin cache
   std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
   bool quiet = false;

@@ -16,7 +16,8 @@ nlohmann::json to_json(const CampaignOptions& o) {
           {"gpus", o.gpus},
           {"remeasure_top_k", o.remeasure_top_k},
           {"strategy_options", o.strategy_options},
-          {"fixed", to_json(o.fixed)}};
+          {"fixed", to_json(o.fixed)},
+          {"seeding", o.seeding}};
 }
 
 CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
@@ -36,6 +37,7 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   o.remeasure_top_k = j.value("remeasure_top_k", o.remeasure_top_k);
   o.strategy_options = j.value("strategy_options", nlohmann::json::object());
   if (j.contains("fixed")) o.fixed = assignment_from_json(j.at("fixed"));
+  o.seeding = j.value("seeding", o.seeding);
   return o;
 }
 

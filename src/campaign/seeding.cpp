@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 
 namespace kf {
 
@@ -25,15 +26,27 @@ double shape_distance(const Family& family, const Shape& a, const Shape& b) {
   return d;
 }
 
+Seeding parse_seeding(const std::string& name) {
+  if (name == "store") return Seeding::store;
+  if (name == "defaults") return Seeding::defaults;
+  if (name == "none") return Seeding::none;
+  throw std::invalid_argument("unknown seeding '" + name + "' (store | defaults | none)");
+}
+
 std::vector<Config> seed_configs(const Store& store, const Family& family, const Shape& shape,
                                  const DeviceKey& device, const SearchSpace& space,
-                                 size_t per_source) {
+                                 Seeding sources, size_t per_source) {
   std::vector<Config> seeds;
   std::set<std::string> seen;
   auto add = [&](const Config& c) {
     if (!space.valid(c)) return;
     if (seen.insert(to_string(c)).second) seeds.push_back(c);
   };
+  if (sources == Seeding::none) return seeds;
+  if (sources == Seeding::defaults) {
+    for (const auto& c : family.defaults) add(c);
+    return seeds;
+  }
   for (const auto& e : store.top(family.name, shape, device, per_source)) add(e.config);
 
   std::vector<std::pair<double, Shape>> others;

@@ -7,12 +7,16 @@
 
 namespace kf {
 
+enum class Seeding { store, defaults, none };
+Seeding parse_seeding(const std::string& name);  // throws std::invalid_argument
+
 // Seed configs in priority order, without duplicates: the best stored results for this shape
 // on this device, then for the nearest other shapes on this device, then for this shape on
 // other devices, then the family's defaults. Configs invalid for this shape are dropped.
+// Seeding::defaults keeps only the defaults, Seeding::none returns nothing.
 std::vector<Config> seed_configs(const Store& store, const Family& family, const Shape& shape,
                                  const DeviceKey& device, const SearchSpace& space,
-                                 size_t per_source = 8);
+                                 Seeding sources = Seeding::store, size_t per_source = 8);
 
 // Distance between two shapes of a family: sum over int dims of |log2(a/b)|, infinite when an
 // enum or specialized dim differs (a kernel specialized for D=64 says nothing about D=128).

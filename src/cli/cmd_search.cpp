@@ -58,6 +58,10 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   static std::string fixed;
   cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)");
+  cmd->add_option("--seeding", o.seeding,
+                  "First configs from: store (stored results, then defaults) | defaults | none")
+      ->check(CLI::IsMember({"store", "defaults", "none"}))
+      ->capture_default_str();
   cmd->add_flag("--cold-l2", cold_l2, "Also time plain launches with L2 flushed before each");
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {

@@ -1,5 +1,6 @@
 // Scopes for expressions (params, dims, device.*, derived), constraint checks, the family's
 // search space for one shape and device, and launch geometry.
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -57,10 +58,62 @@ std::optional<std::string> violated_constraint(const Family& f, const Config& c,
   return std::nullopt;
 }
 
+namespace {
+
+// When each derived value and constraint becomes decidable during enumeration: the length of
+// the shortest prefix of the parameters (in spec order) that holds every parameter it reads,
+// directly or through derived values. Dims and device.* are known from the start.
+struct PrefixStages {
+  std::vector<size_t> derived;      // per Family::derived
+  std::vector<size_t> constraints;  // per Family::constraints, at least 1
+};
+
+PrefixStages prefix_stages(const Family& f) {
+  std::map<std::string, size_t> stage;
+  for (size_t i = 0; i < f.params.size(); ++i) stage[f.params[i].name] = i + 1;
+  auto stage_of = [&](const Expr& e) {
+    size_t s = 0;
+    for (const auto& id : e.identifiers())
+      if (auto it = stage.find(id); it != stage.end()) s = std::max(s, it->second);
+    return s;
+  };
+  PrefixStages out;
+  for (const auto& derived : f.derived) {
+    out.derived.push_back(stage_of(derived.expr));
+    stage[derived.name] = out.derived.back();
+  }
+  for (const auto& constraint : f.constraints) out.constraints.push_back(std::max<size_t>(1, stage_of(constraint.expr)));
+  return out;
+}
+
+// The constraints decided by exactly `depth` parameters, checked on a prefix of that length
+// (the ones decided earlier passed on the way down; the full check runs on every complete config).
+bool prefix_may_be_valid(const Family& f, const PrefixStages& stages, const Config& prefix, size_t depth,
+                         const Shape& s, const DeviceLimits& d) {
+  if (std::find(stages.constraints.begin(), stages.constraints.end(), depth) == stages.constraints.end()) return true;
+  Scope scope = base_scope(prefix, s, d);
+  try {
+    for (size_t i = 0; i < f.derived.size(); ++i)
+      if (stages.derived[i] <= depth) scope[f.derived[i].name] = f.derived[i].expr.eval(scope);
+    for (size_t i = 0; i < f.constraints.size(); ++i)
+      if (stages.constraints[i] == depth && !f.constraints[i].expr.eval_bool(scope)) return false;
+  } catch (const ExprError&) {
+    return false;  // as in violated_constraint: an error makes every completion invalid
+  }
+  return true;
+}
+
+}  // namespace
+
 SearchSpace make_space(const Family& f, const Shape& s, const DeviceLimits& d) {
-  // The space may outlive the caller's objects, so the predicate owns copies.
+  // The space may outlive the caller's objects, so the predicates own copies.
   auto family = std::make_shared<const Family>(f);
-  return SearchSpace(f.params, [family, s, d](const Config& c) { return !violated_constraint(*family, c, s, d); });
+  auto stages = std::make_shared<const PrefixStages>(prefix_stages(f));
+  return SearchSpace(
+      f.params, [family, s, d](const Config& c) { return !violated_constraint(*family, c, s, d); },
+      [family, stages, s, d](const Config& prefix, size_t depth) {
+        return prefix_may_be_valid(*family, *stages, prefix, depth, s, d);
+      });
 }
 
 namespace {

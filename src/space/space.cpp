@@ -7,8 +7,8 @@
 
 namespace kf {
 
-SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid)
-    : params_(std::move(params)), valid_(std::move(valid)) {
+SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid)
+    : params_(std::move(params)), valid_(std::move(valid)), prefix_valid_(std::move(prefix_valid)) {
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i].values.empty())
       throw std::invalid_argument("parameter '" + params_[i].name + "' has an empty domain");
@@ -74,19 +74,25 @@ bool SearchSpace::valid(const Config& c) const {
 const std::vector<Config>& SearchSpace::valid_configs() const {
   if (valid_cache_) return *valid_cache_;
   std::vector<Config> out;
-  // Odometer over indices: the last parameter turns fastest, so the order is lexicographic.
-  // With no parameters the product holds exactly one (empty) config.
-  std::vector<int> idx(params_.size(), 0);
-  for (;;) {
-    Config c = decode(idx);
-    if (!valid_ || valid_(c)) out.push_back(std::move(c));
-    size_t i = params_.size();
-    while (i > 0 && static_cast<size_t>(++idx[i - 1]) == params_[i - 1].values.size()) {
-      idx[i - 1] = 0;
-      --i;
+  // Depth-first over the parameters in order, values in domain order, so the result is in
+  // lexicographic index order; a prefix the PrefixValidity rejects is not extended (for the
+  // attention family that skips most of a product of millions). With no parameters the
+  // product holds exactly one (empty) config.
+  Config prefix;
+  auto walk = [&](auto&& self, size_t depth) -> void {
+    if (depth == params_.size()) {
+      if (!valid_ || valid_(prefix)) out.push_back(prefix);
+      return;
     }
-    if (i == 0) break;  // every digit wrapped: enumeration complete
-  }
+    const auto& p = params_[depth];
+    for (const auto& value : p.values) {
+      prefix.insert_or_assign(p.name, value);
+      if (depth + 1 < params_.size() && prefix_valid_ && !prefix_valid_(prefix, depth + 1)) continue;
+      self(self, depth + 1);
+    }
+    prefix.erase(p.name);
+  };
+  walk(walk, 0);
   valid_cache_ = std::move(out);
   return *valid_cache_;
 }

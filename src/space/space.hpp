@@ -20,7 +20,11 @@ struct ParamSpec {
 class SearchSpace {
  public:
   using Validity = std::function<bool(const Config&)>;
-  SearchSpace(std::vector<ParamSpec> params, Validity valid);
+  // Optional, for enumeration only: may the first `depth` parameters (the only ones in the
+  // prefix) still complete to a valid config? It may let invalid prefixes through (the full
+  // Validity decides at the end) but must never reject a prefix of a valid config.
+  using PrefixValidity = std::function<bool(const Config& prefix, size_t depth)>;
+  SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid = {});
 
   const std::vector<ParamSpec>& params() const { return params_; }
   // Size of the Cartesian product, valid or not.
@@ -44,6 +48,7 @@ class SearchSpace {
  private:
   std::vector<ParamSpec> params_;
   Validity valid_;
+  PrefixValidity prefix_valid_;
   mutable std::optional<std::vector<Config>> valid_cache_;
 };
 

@@ -419,6 +419,21 @@ TEST(FamilyScope, ViolatedConstraintNamesTheFirstFailure) {
             "ratio: in 'BLOCK / (VEC - 1)': division by zero (at column 7)");
 }
 
+// The enumeration prunes prefixes with the constraints they already decide; it must find
+// exactly the configs that a check of every point of the product finds.
+TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProduct) {
+  const Family gemm = load_family(fs::path(KFORGE_TEST_DIR) / "../search_spaces/gemm.json");
+  for (const auto& [arch, text] : {std::pair{"sm_90", "M=1000,N=4096,K=4096,dtype=f16"},
+                                   std::pair{"sm_89", "M=4096,N=4096,K=4096,dtype=f32"}}) {
+    const DeviceLimits dev = DeviceLimits::for_arch(arch);
+    const Shape s = parse_shape(gemm, text);
+    const SearchSpace space = make_space(gemm, s, dev);
+    const SearchSpace unpruned(gemm.params, [&](const Config& c) { return !violated_constraint(gemm, c, s, dev); });
+    EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << text;
+    EXPECT_FALSE(space.valid_configs().empty());
+  }
+}
+
 TEST(FamilySpace, ValidCountsMatchHandCounts) {
   const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
   // 3 BLOCK x 3 VEC x 2 MODE = 18; unrolled needs VEC >= 2, which removes 3 configs.

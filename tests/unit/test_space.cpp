@@ -63,6 +63,29 @@ TEST(SearchSpace, ValidConfigsAreCached) {
   EXPECT_EQ(&space.valid_configs(), &space.valid_configs());
 }
 
+TEST(SearchSpace, PrefixCheckPrunesWithoutChangingTheResult) {
+  // BLOCK_M % (16 * WARPS) is decided by the first two parameters: a prefix check on them
+  // must leave the enumeration exactly as it was while calling the full check less often.
+  int full_calls = 0;
+  std::vector<size_t> depths;
+  SearchSpace pruned(
+      tile_params(),
+      [&](const Config& c) {
+        ++full_calls;
+        return tile_rule(c);
+      },
+      [&](const Config& prefix, size_t depth) {
+        depths.push_back(depth);
+        EXPECT_EQ(prefix.size(), depth);  // only the first `depth` parameters are set
+        if (depth < 2) return true;
+        return std::get<int64_t>(prefix.at("BLOCK_M")) % (16 * std::get<int64_t>(prefix.at("WARPS"))) == 0;
+      });
+  SearchSpace plain(tile_params(), tile_rule);
+  EXPECT_EQ(pruned.valid_configs(), plain.valid_configs());
+  EXPECT_EQ(full_calls, 18);  // 9 (BLOCK_M, WARPS) prefixes survive, times 2 MMA values
+  EXPECT_EQ(depths.size(), 4u + 12u);  // never asked about a complete config
+}
+
 TEST(SearchSpace, NoPredicateOrNoParams) {
   SearchSpace everything(tile_params(), nullptr);
   EXPECT_EQ(everything.valid_configs().size(), 24u);

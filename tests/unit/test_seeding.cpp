@@ -1,0 +1,88 @@
+// Where a campaign starts: stored results for the shape, then the nearest stored shapes, then
+// other devices, then the family's defaults; `--seeding defaults|none` narrows that.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "campaign/seeding.hpp"
+
+namespace fs = std::filesystem;
+using namespace kf;
+
+namespace {
+
+const DeviceKey kH100{"NVIDIA H100 80GB HBM3", 90, 132, "580.65"};
+const DeviceKey kL4{"NVIDIA L4", 89, 58, "580.65"};
+
+struct SeedingFixture : ::testing::Test {
+  fs::path dir;
+  Family family;
+  std::optional<Store> store;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("kforge_seeding_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
+    store.emplace((dir / "results.db").string());
+  }
+  void TearDown() override {
+    store.reset();
+    fs::remove_all(dir);
+  }
+  Shape shape(const std::string& text) { return parse_shape(family, text); }
+  static Config cfg(int64_t block, int64_t vec, const std::string& mode) {
+    return {{"BLOCK", block}, {"VEC", vec}, {"MODE", mode}};
+  }
+  void record(const Config& c, const Shape& s, const DeviceKey& d, double us) {
+    EvaluationRecord e;
+    e.family = family.name;
+    e.config = c;
+    e.shape = s;
+    e.device = d;
+    e.status = Status::Ok;
+    TimingStats t;
+    t.median_us = us;
+    e.timing = t;
+    store->add_evaluation(e);
+  }
+  std::vector<Config> seeds(const Shape& s, Seeding how) {
+    const SearchSpace space = make_space(family, s, DeviceLimits::for_arch("sm_90"));
+    return seed_configs(*store, family, s, kH100, space, how);
+  }
+};
+
+TEST_F(SeedingFixture, StoredShapeThenNearestShapesThenOtherDevicesThenDefaults) {
+  const Shape target = shape("N=4096,dtype=f16");
+  record(cfg(256, 4, "unrolled"), shape("N=1048576,dtype=f16"), kH100, 1.0);  // far: 2^8 away
+  record(cfg(64, 1, "plain"), shape("N=8192,dtype=f16"), kH100, 2.0);         // near: 2^1 away
+  record(cfg(64, 2, "plain"), target, kL4, 3.0);                             // same shape, other GPU
+  record(cfg(256, 2, "unrolled"), target, kH100, 5.0);                       // same shape and GPU
+  record(cfg(64, 4, "plain"), shape("N=4096,dtype=f32"), kH100, 0.5);        // other dtype: no relation
+  const auto s = seeds(target, Seeding::store);
+  const std::vector<Config> expected = {cfg(256, 2, "unrolled"), cfg(64, 1, "plain"),
+                                        cfg(256, 4, "unrolled"), cfg(64, 2, "plain"),
+                                        family.defaults.at(0)};
+  EXPECT_EQ(s, expected);
+}
+
+TEST_F(SeedingFixture, ConfigsInvalidForTheShapeAreDroppedAndNoneRepeats) {
+  const Shape odd = shape("N=4097,dtype=f16");  // N % VEC == 0 leaves VEC = 1 only
+  record(cfg(128, 1, "plain"), shape("N=4099,dtype=f16"), kH100, 1.0);
+  record(cfg(128, 2, "plain"), shape("N=4098,dtype=f16"), kH100, 1.0);  // VEC 2: invalid at 4097
+  record(cfg(128, 1, "plain"), odd, kL4, 1.0);                          // the same config again
+  EXPECT_EQ(seeds(odd, Seeding::store), std::vector<Config>{cfg(128, 1, "plain")});  // default (VEC 2) dropped
+}
+
+TEST_F(SeedingFixture, DefaultsOnlyAndNone) {
+  const Shape target = shape("N=4096,dtype=f16");
+  record(cfg(256, 2, "unrolled"), target, kH100, 5.0);
+  EXPECT_EQ(seeds(target, Seeding::defaults), family.defaults);
+  EXPECT_TRUE(seeds(target, Seeding::none).empty());
+  EXPECT_EQ(parse_seeding("none"), Seeding::none);
+  EXPECT_THROW(parse_seeding("warm"), std::invalid_argument);
+}
+
+}  // namespace
