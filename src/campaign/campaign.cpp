@@ -139,6 +139,7 @@ std::vector<ShapeOutcome::Remeasured> remeasure_top(Store& store, std::mutex& st
     std::lock_guard lock(store_mu);
     top = store.top(family.name, shape, device_key(device), static_cast<size_t>(o.remeasure_top_k));
   }
+  for (auto& e : top) e.config = complete_stored_config(family, e.config);
   if (top.size() < 2) return {};
   TimeManyRequest req;
   req.id = 1;
@@ -206,21 +207,24 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   size_t done_by_campaign = 0;
   {
     std::lock_guard lock(run.store_mu);
-    done_keys = run.store.evaluated_config_keys(family.name, shape, dkey);
+    for (const auto& key : run.store.evaluated_config_keys(family.name, shape, dkey))
+      done_keys.insert(to_string(complete_stored_config(family, parse_assignment(key))));
     for (const auto& e : run.store.evaluations(family.name, shape, dkey)) {
       if (e.status == Status::Interrupted) continue;
-      known.push_back({e.config, e.status == Status::Ok && e.timing
+      known.push_back({complete_stored_config(family, e.config), e.status == Status::Ok && e.timing
                                      ? std::optional<double>(e.timing->median_us)
                                      : std::nullopt});
       if (e.campaign_id == run.campaign_id) ++done_by_campaign;
     }
-    for (const auto& [key, n] : run.store.interrupted_counts(family.name, shape, dkey)) {
+    for (const auto& [stored_key, n] : run.store.interrupted_counts(family.name, shape, dkey)) {
+      const Config config = complete_stored_config(family, parse_assignment(stored_key));
+      const std::string key = to_string(config);
       if (done_keys.count(key)) continue;
       if (n >= 2) {
         done_keys.insert(key);  // killed its worker twice: give up on it
         spdlog::warn("{} was interrupted {} times; not retried", key, n);
       } else {
-        retries.push_back(parse_assignment(key));
+        retries.push_back(config);
       }
     }
   }

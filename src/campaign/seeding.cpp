@@ -38,7 +38,8 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
                                  Seeding sources, size_t per_source) {
   std::vector<Config> seeds;
   std::set<std::string> seen;
-  auto add = [&](const Config& c) {
+  auto add = [&](const Config& stored) {
+    const Config c = complete_stored_config(family, stored);
     if (!space.valid(c)) return;
     if (seen.insert(to_string(c)).second) seeds.push_back(c);
   };

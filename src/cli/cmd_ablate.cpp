@@ -50,7 +50,7 @@ void add_ablate(CLI::App& app, Globals& g) {
     const auto best = store.best(f.name, shape, device_key(device));
     if (!best) throw std::runtime_error("no gated result for " + to_string(shape) + " on " + device.name);
     const SearchSpace space = make_space(f, shape, device);
-    const auto vars = variations(f, best->config, space);
+    const auto vars = variations(f, complete_stored_config(f, best->config), space);
 
     CubinCache cache(cache_dir(g));
     CompilePool pool(std::max(1u, std::thread::hardware_concurrency()), &cache);

@@ -1,7 +1,9 @@
 // kforge replay: benchmark strategies offline against a recorded space (a stored exhaustive
 // campaign, or an imported Kernel Tuner / T4 file). No GPU needed.
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "cli/common.hpp"
@@ -32,11 +34,36 @@ RecordedSpace space_from_store(const Globals& g, const std::string& family_name,
   if (!by_device.count(chosen)) throw std::runtime_error("no evaluations on device " + chosen);
   std::vector<RecordedPoint> points;
   for (const auto& e : by_device[chosen])
-    points.push_back({e.config, e.status == Status::Ok && e.timing
+    points.push_back({complete_stored_config(f, e.config), e.status == Status::Ok && e.timing
                                     ? std::optional<double>(e.timing->median_us)
                                     : std::nullopt});
   return RecordedSpace(f.params, points, f.name + " " + to_string(shape) + " on " + chosen,
                        {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}});
+}
+
+// The fastest distinct successful configs of another stored shape on the space's device: what a
+// campaign on a new shape is seeded with when that shape is its nearest stored neighbour.
+std::vector<Config> neighbour_seeds(const Globals& g, const std::string& family_name,
+                                    const std::string& shape_text, const std::string& device_name,
+                                    size_t count = 8) {
+  const Family f = load_family(g, family_name);
+  const Shape shape = parse_shape(f, shape_text);
+  Store store(g.db);
+  std::vector<EvaluationRecord> ok;
+  for (auto& e : store.evaluations(f.name, shape))
+    if (e.status == Status::Ok && e.timing && e.device.name == device_name) ok.push_back(std::move(e));
+  if (ok.empty())
+    throw std::runtime_error("--seed-from: no successful evaluation of " + to_string(shape) + " on " + device_name);
+  std::stable_sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) {
+    return a.timing->median_us < b.timing->median_us;
+  });
+  std::vector<Config> out;
+  std::set<std::string> seen;
+  for (const auto& e : ok) {
+    const Config c = complete_stored_config(f, e.config);
+    if (out.size() < count && seen.insert(to_string(c)).second) out.push_back(c);
+  }
+  return out;
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -51,7 +78,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_replay(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("replay", "Benchmark strategies offline on a recorded space");
-  static std::string family, shape, device, import_file, strategies = "evo,anneal,random", csv;
+  static std::string family, shape, device, import_file, strategies = "evo,anneal,random", csv, seed_from;
   static ReplayOptions o;
   static bool json = false;
   cmd->add_option("--family", family, "Family whose stored evaluations form the space");
@@ -62,16 +89,31 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--seeds", o.seeds, "Runs per strategy")->capture_default_str();
   cmd->add_option("--budget", o.budget, "Evaluations per run (default: the whole space)");
   cmd->add_option("--csv", csv, "Write the best-so-far curves as CSV (tools/plot_replay.py)");
+  cmd->add_option("--seed-from", seed_from,
+                  "Also replay each strategy seeded with the 8 best stored configs of this other shape "
+                  "(as a campaign on a new shape is), reported as <strategy>+seeded");
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
     if (import_file.empty() == family.empty())
       throw std::runtime_error("give either --family and --shape, or --import FILE");
+    if (!seed_from.empty() && family.empty()) throw std::runtime_error("--seed-from needs --family");
     const RecordedSpace space = import_file.empty()
                                     ? space_from_store(g, family, shape, device)
                                     : import_recorded(import_file);
     ReplayOptions opts = o;
     opts.threads = std::max(1u, std::thread::hardware_concurrency());
-    const ReplayReport report = replay(space, split_list(strategies), opts);
+    ReplayReport report = replay(space, split_list(strategies), opts);
+    if (!seed_from.empty()) {
+      opts.seed_configs = neighbour_seeds(g, family, seed_from, space.info().at("device").get<std::string>());
+      size_t held = 0;
+      for (const auto& c : opts.seed_configs) held += space.find(c) ? 1 : 0;
+      std::fprintf(stderr, "seeded from %s: %zu of its %zu best configs are in the recorded space\n",
+                   seed_from.c_str(), held, opts.seed_configs.size());
+      for (auto& s : replay(space, split_list(strategies), opts).strategies) {
+        s.strategy += "+seeded";
+        report.strategies.push_back(std::move(s));
+      }
+    }
     if (!csv.empty()) {
       std::ofstream out(csv);
       if (!out) throw std::runtime_error("cannot write " + csv);

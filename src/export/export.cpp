@@ -165,7 +165,7 @@ ExportOutput export_kernels(const ExportInput& in) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const EvaluationRecord& w : in.winners) {
     const Shape shape = validate_shape(f, w.shape);
-    const Config config = validate_config(f, w.config);
+    const Config config = validate_config(f, complete_stored_config(f, w.config));
     const DeviceLimits limits = target_limits(base_arch, w);
     if (auto bad = violated_constraint(f, config, shape, limits))
       fail("config " + to_string(config) + " does not satisfy '" + *bad + "' for shape " + to_string(shape) + " on " +

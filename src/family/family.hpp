@@ -155,6 +155,10 @@ Shape parse_shape(const Family& f, const std::string& text);
 Shape validate_shape(const Family& f, const Shape& s);
 // Throws SpecError for an unknown parameter or a value outside its domain; fills nothing in.
 Config validate_config(const Family& f, const Config& c);
+// A stored config recorded before the family gained a parameter: the missing parameter takes
+// the first value of its domain, which a new parameter must give to the behaviour the family
+// had without it (docs/family_spec.md, "Adding a parameter"). Other parameters are left as they are.
+Config complete_stored_config(const Family& f, Config c);
 const std::vector<Shape>& suite_shapes(const Family& f, const std::string& suite);  // throws SpecError
 
 // params + dims + device.* + derived values, in that order.

@@ -91,6 +91,12 @@ Shape validate_shape(const Family& f, const Shape& s) {
   }
 }
 
+Config complete_stored_config(const Family& f, Config c) {
+  for (const auto& p : f.params)
+    if (!c.count(p.name)) c.emplace(p.name, p.values.front());
+  return c;
+}
+
 Config validate_config(const Family& f, const Config& c) {
   try {
     return detail::check_config(f, c);

@@ -26,10 +26,11 @@ double quantile(std::vector<double> values, double q) {
 }
 
 ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, uint64_t seed,
-                     size_t budget, const nlohmann::json& options) {
+                     size_t budget, const nlohmann::json& options, const std::vector<Config>& seed_configs) {
   StrategyContext ctx;
   ctx.space = &space.space();
   ctx.seed = seed;
+  ctx.seeds = seed_configs;
   ctx.options = options.is_null() ? nlohmann::json::object() : options;
   auto s = make_strategy(strategy, ctx);
   if (budget == 0 || budget > space.size()) budget = space.size();
@@ -131,6 +132,9 @@ ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& 
   rep.budget = options.budget == 0 || options.budget > space.size() ? space.size() : options.budget;
 
   space.space().valid_configs();  // fill the space's cache before any thread reads it
+  std::vector<Config> starts;  // the seed configs the space holds
+  for (const auto& c : options.seed_configs)
+    if (space.find(c)) starts.push_back(c);
   for (const auto& name : strategies) {
     nlohmann::json opts = nlohmann::json::object();
     if (options.strategy_options.is_object() && options.strategy_options.contains(name))
@@ -144,14 +148,14 @@ ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& 
     auto work = [&] {
       for (size_t i = next++; i < runs.size() && !failed; i = next++) {
         try {
-          runs[i] = replay_run(space, name, options.first_seed + i, rep.budget, opts);
+          runs[i] = replay_run(space, name, options.first_seed + i, rep.budget, opts, starts);
         } catch (...) {
           if (!failed.exchange(true)) error = std::current_exception();
         }
       }
     };
     // The first run alone surfaces a bad name or options before any thread starts.
-    runs[0] = replay_run(space, name, options.first_seed, rep.budget, opts);
+    runs[0] = replay_run(space, name, options.first_seed, rep.budget, opts, starts);
     next = 1;
     unsigned threads = std::max(1u, std::min<unsigned>(options.threads, 64));
     std::vector<std::thread> pool;

@@ -19,6 +19,9 @@ struct ReplayOptions {
   std::vector<double> tolerances = {0.01, 0.05, 0.10};  // "within 1%" is best <= 1.01 * optimum
   nlohmann::json strategy_options = nlohmann::json::object();  // strategy name -> its options
   unsigned threads = 1;     // runs in parallel; results do not depend on it
+  // Where every run starts (StrategyContext::seeds), e.g. the best configs of a neighbouring
+  // shape; configs the recorded space does not hold are dropped by replay().
+  std::vector<Config> seed_configs;
 };
 
 // One run: best-so-far time after each evaluation (index k: after k + 1 evaluations). Before
@@ -59,7 +62,8 @@ struct ReplayReport {
 // Runs one strategy once. Throws std::invalid_argument for an unknown strategy or options,
 // and std::logic_error if the strategy proposes a config twice or one outside the space.
 ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, uint64_t seed,
-                     size_t budget, const nlohmann::json& options = nlohmann::json::object());
+                     size_t budget, const nlohmann::json& options = nlohmann::json::object(),
+                     const std::vector<Config>& seed_configs = {});
 
 // Throws std::invalid_argument if the space has no successful config (no optimum).
 ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& strategies,

@@ -89,6 +89,23 @@ TEST(Replay, ExhaustiveRunIsExact) {
   EXPECT_EQ(part.evaluations, 3u);
 }
 
+// Seed configs are where a run starts (a campaign seeded from a neighbouring shape): a seed at
+// the optimum is found by the first evaluation; a seed the recorded space lacks is dropped.
+TEST(Replay, SeededRunsStartAtTheSeeds) {
+  RecordedSpace r = tiny();
+  ReplayOptions o;
+  o.seeds = 5;
+  o.budget = 3;
+  o.seed_configs = {parse_assignment("X=4,Y=2"), parse_assignment("X=1,Y=1")};  // first: never recorded
+  const ReplayReport seeded = replay(r, {"evo", "anneal"}, o);
+  for (const auto& s : seeded.strategies) {
+    EXPECT_DOUBLE_EQ(s.median_curve.at(0), 1.0) << s.strategy;  // best / optimum after one evaluation
+    EXPECT_DOUBLE_EQ(s.tolerances.at(0).median, 1.0) << s.strategy;
+  }
+  const ReplayRun first = replay_run(r, "evo", 1, 1, nlohmann::json::object(), {parse_assignment("X=2,Y=2")});
+  EXPECT_DOUBLE_EQ(first.best_us.at(0), 22.0);
+}
+
 TEST(Replay, StatisticsOfEveryStrategy) {
   RecordedSpace r = tiny();
   ReplayOptions o;

@@ -86,3 +86,15 @@ TEST_F(SeedingFixture, DefaultsOnlyAndNone) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(SeedingFixture, AConfigStoredBeforeAParameterExistedTakesItsFirstValue) {
+  const Shape target = shape("N=4096,dtype=f16");
+  const Config old = {{"BLOCK", int64_t{256}}, {"VEC", int64_t{2}}};  // recorded before MODE existed
+  EXPECT_EQ(complete_stored_config(family, old), cfg(256, 2, "plain"));
+  record(old, target, kH100, 1.0);
+  EXPECT_EQ(seeds(target, Seeding::store).front(), cfg(256, 2, "plain"));
+}
+
+}  // namespace
