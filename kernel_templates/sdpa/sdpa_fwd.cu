@@ -539,7 +539,7 @@ struct Path {
     }
   }
 };
-constexpr int EXTRA_SMEM = 0;
+[[maybe_unused]] constexpr int EXTRA_SMEM = 0;
 
 #elif defined(KF_MMA_WMMA)
 // WMMA path: scores go through shared memory; O is accumulated in a shared fp32 tile.
@@ -549,7 +549,7 @@ constexpr int MT = RPW / 16;
 constexpr int SLD = BN + 4;  // fp32 score row stride
 constexpr int PLD = BN + 8;  // 16-bit P row stride
 constexpr int OLD = HD + 4;  // fp32 O row stride
-constexpr int EXTRA_SMEM = BM * (SLD * 4 + PLD * 2 + OLD * 4);
+[[maybe_unused]] constexpr int EXTRA_SMEM = BM * (SLD * 4 + PLD * 2 + OLD * 4);
 
 struct Path {
   float* sS;
@@ -680,7 +680,7 @@ struct Path {
 // SIMT path: each warp walks its rows; lanes split the tile's keys for Q.K and the head dim for P.V.
 static_assert(BN % 32 == 0, "simt path: BLOCK_N must be a multiple of 32");
 static_assert(RPW <= 16, "simt path: at most 16 rows per warp");
-constexpr int EXTRA_SMEM = 0;
+[[maybe_unused]] constexpr int EXTRA_SMEM = 0;
 constexpr int DPL = HD / 32;  // output columns per lane
 
 struct Path {

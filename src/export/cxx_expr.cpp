@@ -1,14 +1,12 @@
-// Expression -> C++: a recursive-descent parser of the same grammar as space/expr.cpp that
-// emits code instead of building a tree. Precedence, lowest first:
-// ?:  ||  &&  == !=  < <= > >=  + -  * / %  unary - ! +
+// Expression -> C++: walks the tree of Expr::parse (space/expr_node.hpp) and emits typed code.
 #include "export/cxx_expr.hpp"
 
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
 #include <vector>
+
+#include "space/expr_node.hpp"
 
 namespace kf::exporter {
 
@@ -82,50 +80,39 @@ const char* type_word(CxxType t) {
   return "?";
 }
 
+// Walks the tree Expr::parse built (one parser for the grammar) and types each node statically.
 class Translator {
  public:
-  Translator(const std::string& text, const NameResolver& names) : s_(text), names_(names) {}
+  explicit Translator(const NameResolver& names) : names_(names) {}
 
-  CxxExpr all() {
-    skip();
-    if (pos_ == s_.size()) fail(pos_, "empty expression");
-    CxxExpr e = ternary();
-    skip();
-    if (pos_ != s_.size()) fail(pos_, "unexpected '" + std::string(1, s_[pos_]) + "'");
-    return e;
+  CxxExpr walk(const Expr::Node& n) const {
+    using Kind = Expr::Node::Kind;
+    switch (n.kind) {
+      case Kind::Literal: return literal(n);
+      case Kind::Name: {
+        std::optional<CxxExpr> r = names_(n.name);
+        if (!r) fail(n.pos, "unknown name '" + n.name + "'");
+        return *r;
+      }
+      case Kind::Unary: return unary(n.op, walk(*n.kids.at(0)), n.pos);
+      case Kind::Binary: return binary(n.op, walk(*n.kids.at(0)), walk(*n.kids.at(1)), n.pos);
+      case Kind::Ternary: return ternary(walk(*n.kids.at(0)), walk(*n.kids.at(1)), walk(*n.kids.at(2)), n.pos);
+      case Kind::Call: {
+        std::vector<CxxExpr> args;
+        for (const auto& k : n.kids) args.push_back(walk(*k));
+        return call(n.name, args, n.pos);
+      }
+    }
+    fail(n.pos, "unknown expression node");
   }
 
  private:
-  const std::string& s_;
   const NameResolver& names_;
-  size_t pos_ = 0;
-  int depth_ = 0;
 
-  struct Depth {
-    Translator& t;
-    explicit Depth(Translator& tr) : t(tr) {
-      if (++t.depth_ > 200) fail(t.pos_, "expression nested too deeply");
-    }
-    ~Depth() { --t.depth_; }
-  };
-
-  void skip() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-
-  bool accept(std::string_view op) {
-    skip();
-    if (s_.compare(pos_, op.size(), op) != 0) return false;
-    const char next = pos_ + op.size() < s_.size() ? s_[pos_ + op.size()] : '\0';
-    if ((op == "<" || op == ">" || op == "!") && next == '=') return false;
-    pos_ += op.size();
-    return true;
-  }
-
-  void expect(char ch, const char* what) {
-    skip();
-    if (pos_ >= s_.size() || s_[pos_] != ch) fail(pos_, std::string("expected ") + what);
-    ++pos_;
+  static CxxExpr literal(const Expr::Node& n) {
+    if (is_string(n.literal)) return {cxx_string_literal(std::get<std::string>(n.literal)), CxxType::Str};
+    if (is_int(n.literal)) return {cxx_int_literal(std::get<int64_t>(n.literal)), CxxType::Int};
+    return {cxx_real_literal(as_double(n.literal)), CxxType::Real};
   }
 
   static void need_number(const CxxExpr& e, size_t at, const std::string& what) {
@@ -136,15 +123,7 @@ class Translator {
     return "kfx::truth(" + e.code + ")";
   }
 
-  CxxExpr ternary() {
-    Depth guard(*this);
-    CxxExpr c = logical_or();
-    skip();
-    const size_t at = pos_;
-    if (!accept("?")) return c;
-    CxxExpr yes = ternary();
-    expect(':', "':' of '?:'");
-    CxxExpr no = ternary();
+  static CxxExpr ternary(const CxxExpr& c, const CxxExpr& yes, const CxxExpr& no, size_t at) {
     const std::string test = cond(c, at);
     if (yes.type == no.type) return {"(" + test + " ? " + yes.code + " : " + no.code + ")", yes.type};
     if (yes.type == CxxType::Str || no.type == CxxType::Str)
@@ -152,31 +131,6 @@ class Translator {
     // The evaluator keeps the chosen branch's kind; C++ needs one type, and a real holds both.
     return {"(" + test + " ? " + cxx_as_real(yes) + " : " + cxx_as_real(no) + ")", CxxType::Real};
   }
-
-  template <typename Next>
-  CxxExpr level(std::initializer_list<std::string_view> ops, Next next) {
-    CxxExpr lhs = (this->*next)();
-    for (;;) {
-      skip();
-      const size_t at = pos_;
-      std::string_view op;
-      for (auto o : ops)
-        if (accept(o)) {
-          op = o;
-          break;
-        }
-      if (op.empty()) return lhs;
-      CxxExpr rhs = (this->*next)();
-      lhs = binary(std::string(op), lhs, rhs, at);
-    }
-  }
-
-  CxxExpr logical_or() { return level({"||"}, &Translator::logical_and); }
-  CxxExpr logical_and() { return level({"&&"}, &Translator::equality); }
-  CxxExpr equality() { return level({"==", "!="}, &Translator::relational); }
-  CxxExpr relational() { return level({"<=", ">=", "<", ">"}, &Translator::additive); }
-  CxxExpr additive() { return level({"+", "-"}, &Translator::multiplicative); }
-  CxxExpr multiplicative() { return level({"*", "/", "%"}, &Translator::unary); }
 
   static CxxExpr binary(const std::string& op, const CxxExpr& a, const CxxExpr& b, size_t at) {
     if (op == "&&" || op == "||")  // short-circuit, like the evaluator
@@ -207,114 +161,12 @@ class Translator {
     fail(at, "unknown operator '" + op + "'");
   }
 
-  CxxExpr unary() {
-    Depth guard(*this);
-    skip();
-    const size_t at = pos_;
-    if (accept("!")) {
-      CxxExpr v = unary();
-      return {"static_cast<long long>(!" + cond(v, at) + ")", CxxType::Int};
-    }
-    if (accept("-")) {
-      CxxExpr v = unary();
-      need_number(v, at, "unary '-'");
-      if (v.type == CxxType::Int) return {"kfx::ineg(kfx_bad, " + v.code + ")", CxxType::Int};
-      return {"(-" + v.code + ")", CxxType::Real};
-    }
-    if (accept("+")) {
-      CxxExpr v = unary();
-      need_number(v, at, "unary '+'");
-      return v;
-    }
-    return primary();
-  }
-
-  CxxExpr primary() {
-    skip();
-    if (pos_ >= s_.size()) fail(pos_, "expected a number, name, string or '(' at the end");
-    const char ch = s_[pos_];
-    if (ch == '(') {
-      ++pos_;
-      CxxExpr inner = ternary();
-      expect(')', "')'");
-      return {"(" + inner.code + ")", inner.type};
-    }
-    if (std::isdigit(static_cast<unsigned char>(ch)) ||
-        (ch == '.' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))))
-      return number();
-    if (ch == '\'' || ch == '"') {
-      const size_t start = pos_++;
-      const size_t end = s_.find(ch, pos_);
-      if (end == std::string::npos) fail(start, "unterminated string");
-      std::string text = s_.substr(pos_, end - pos_);
-      pos_ = end + 1;
-      return {cxx_string_literal(text), CxxType::Str};
-    }
-    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') return name_or_call();
-    fail(pos_, "expected a number, name, string or '(', got '" + std::string(1, ch) + "'");
-  }
-
-  static bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
-
-  CxxExpr number() {
-    const size_t start = pos_;
-    bool real = false;
-    while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
-    if (pos_ < s_.size() && s_[pos_] == '.') {
-      real = true;
-      ++pos_;
-      while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
-    }
-    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      size_t p = pos_ + 1;
-      if (p < s_.size() && (s_[p] == '+' || s_[p] == '-')) ++p;
-      if (p < s_.size() && digit(s_[p])) {
-        real = true;
-        pos_ = p;
-        while (pos_ < s_.size() && digit(s_[pos_])) ++pos_;
-      }
-    }
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
-      fail(pos_, "unexpected '" + std::string(1, s_[pos_]) + "' after a number");
-    const std::string digits = s_.substr(start, pos_ - start);
-    if (real) return {cxx_real_literal(std::strtod(digits.c_str(), nullptr)), CxxType::Real};
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc()) fail(start, "integer " + digits + " is too large");
-    return {cxx_int_literal(v), CxxType::Int};
-  }
-
-  CxxExpr name_or_call() {
-    const size_t start = pos_;
-    while (pos_ < s_.size() &&
-           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
-      ++pos_;
-    std::string name = s_.substr(start, pos_ - start);
-    if (name.back() == '.' || name.find("..") != std::string::npos) fail(start, "malformed name '" + name + "'");
-    skip();
-    if (pos_ < s_.size() && s_[pos_] == '(') {
-      ++pos_;
-      std::vector<CxxExpr> args;
-      skip();
-      if (pos_ < s_.size() && s_[pos_] == ')') {
-        ++pos_;
-      } else {
-        for (;;) {
-          args.push_back(ternary());
-          skip();
-          if (pos_ < s_.size() && s_[pos_] == ',') {
-            ++pos_;
-            continue;
-          }
-          expect(')', "',' or ')'");
-          break;
-        }
-      }
-      return call(name, args, start);
-    }
-    std::optional<CxxExpr> r = names_(name);
-    if (!r) fail(start, "unknown name '" + name + "'");
-    return *r;
+  static CxxExpr unary(const std::string& op, const CxxExpr& v, size_t at) {
+    if (op == "!") return {"static_cast<long long>(!" + cond(v, at) + ")", CxxType::Int};
+    need_number(v, at, "unary '" + op + "'");
+    if (op == "+") return v;
+    if (v.type == CxxType::Int) return {"kfx::ineg(kfx_bad, " + v.code + ")", CxxType::Int};
+    return {"(-" + v.code + ")", CxxType::Real};
   }
 
   static CxxExpr call(const std::string& f, const std::vector<CxxExpr>& args, size_t at) {
@@ -383,9 +235,9 @@ class Translator {
 }  // namespace
 
 CxxExpr translate_expr(const std::string& text, const NameResolver& names) {
+  const Expr parsed = Expr::parse(text);  // syntax errors, worded as everywhere else
   try {
-    Translator t(text, names);
-    return t.all();
+    return Translator(names).walk(*parsed.root());
   } catch (const Located& e) {
     throw ExprError("in '" + text + "': " + e.message + " (at column " + std::to_string(e.pos + 1) + ")");
   }

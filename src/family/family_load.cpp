@@ -454,7 +454,9 @@ class Loader {
       const Json& a = object(args[i], aptr);
       if (a.size() != 1) fail(aptr, "expected exactly one of \"buffer\", \"i32\", \"i64\", \"f32\"");
       check_keys(a, aptr, {"buffer", "i32", "i64", "f32"});
-      const auto& [kind, value] = *a.items().begin();
+      // Copies out of the iterator: items()'s proxy is a temporary, a reference into it would dangle.
+      const std::string kind = a.begin().key();
+      const Json& value = a.begin().value();
       ArgSpec arg;
       if (kind == "buffer") {
         arg.kind = ArgSpec::Kind::Buffer;

@@ -1,6 +1,7 @@
 // The expression language: a recursive-descent parser to a small AST, and its evaluator.
 // Errors are one line: "in '<text>': <problem> (at column N)".
 #include "space/expr.hpp"
+#include "space/expr_node.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,19 +10,6 @@
 #include <limits>
 
 namespace kf {
-
-// ---------------------------------------------------------------------------------------------
-// AST
-
-struct Expr::Node {
-  enum class Kind { Literal, Name, Unary, Binary, Ternary, Call };
-  Kind kind = Kind::Literal;
-  size_t pos = 0;     // offset in the text, for error messages
-  Value literal;      // Literal
-  std::string name;   // Name, or the function of a Call
-  std::string op;     // Unary / Binary operator
-  std::vector<std::shared_ptr<const Node>> kids;
-};
 
 namespace {
 

@@ -39,7 +39,8 @@ class Expr {
   std::vector<std::string> identifiers() const;
   bool empty() const { return !root_; }
 
-  struct Node;
+  struct Node;  // defined in space/expr_node.hpp
+  const Node* root() const { return root_.get(); }  // null for an empty Expr
 
  private:
   std::string text_;
