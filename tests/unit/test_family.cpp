@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -429,6 +430,28 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProduct) {
     const Shape s = parse_shape(gemm, text);
     const SearchSpace space = make_space(gemm, s, dev);
     const SearchSpace unpruned(gemm.params, [&](const Config& c) { return !violated_constraint(gemm, c, s, dev); });
+    EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << text;
+    EXPECT_FALSE(space.valid_configs().empty());
+  }
+}
+
+// The same on the attention family, whose constraints read derived values, dims and device.*;
+// a few domains are narrowed so that the unpruned walk stays quick.
+TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
+  Family sdpa = load_family(fs::path(KFORGE_TEST_DIR) / "../search_spaces/sdpa_fwd.json");
+  const std::map<std::string, std::vector<Value>> narrow = {
+      {"BLOCK_M", {int64_t{64}, int64_t{128}}}, {"BLOCK_N", {int64_t{64}, int64_t{128}}},
+      {"STAGES", {int64_t{2}, int64_t{4}}},     {"VEC", {int64_t{8}}},
+      {"WARPS", {int64_t{4}, int64_t{8}}},      {"MIN_BLOCKS", {int64_t{1}}},
+      {"LAYOUT", {std::string("swizzled"), std::string("padded")}}};
+  for (auto& p : sdpa.params)
+    if (auto it = narrow.find(p.name); it != narrow.end()) p.values = it->second;
+  for (const auto& [arch, text] : {std::pair{"sm_90", "B=2,H=8,S=512,D=128,causal=1,dtype=bf16"},
+                                   std::pair{"sm_89", "B=1,H=2,S=77,D=64,causal=0,dtype=bf16"}}) {
+    const DeviceLimits dev = DeviceLimits::for_arch(arch);
+    const Shape s = parse_shape(sdpa, text);
+    const SearchSpace space = make_space(sdpa, s, dev);
+    const SearchSpace unpruned(sdpa.params, [&](const Config& c) { return !violated_constraint(sdpa, c, s, dev); });
     EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << text;
     EXPECT_FALSE(space.valid_configs().empty());
   }
