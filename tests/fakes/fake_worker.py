@@ -14,6 +14,9 @@ Answers requests correctly except on request N (1-based, default 1), where MODE 
   exit_after_hello  say hello, then exit 0 at once
 and, before any request:
   hello_error   say hello with an error; no_hello  exit 2 before hello; silent  never say hello
+Several GPUs (`--device I`, appended by the campaign): with KFORGE_FAKE_GPUS=K, a device index
+>= K answers hello with "no CUDA device"; with KFORGE_FAKE_LOG=PATH, each evaluate request's
+config is appended to PATH.I; KFORGE_FAKE_EVAL_S delays each evaluate answer (seconds).
 """
 import json
 import os
@@ -43,7 +46,16 @@ def ok_result(req):
                        "reps": 10, "launches_per_rep": 100}}
 
 
+def device_index():
+    return int(sys.argv[sys.argv.index("--device") + 1]) if "--device" in sys.argv else 0
+
+
 def answer(req):
+    if req.get("type") == "evaluate":
+        if os.environ.get("KFORGE_FAKE_LOG"):
+            with open("%s.%d" % (os.environ["KFORGE_FAKE_LOG"], device_index()), "a") as f:
+                f.write(json.dumps(req.get("config"), sort_keys=True) + "\n")
+        time.sleep(float(os.environ.get("KFORGE_FAKE_EVAL_S", "0")))
     if req.get("type") == "time_many":
         items = [ok_result(item) for item in req["items"]]
         send({"type": "times", "id": req["id"], "items": items})
@@ -104,7 +116,7 @@ def main():
         sys.exit(2)
     if mode == "silent":
         time.sleep(3600)
-    if mode == "hello_error":
+    if mode == "hello_error" or device_index() >= int(os.environ.get("KFORGE_FAKE_GPUS", "1000000")):
         send({"type": "hello", "error": "no CUDA device available"})
         sys.exit(1)
     send({"type": "hello", "device": DEVICE})

@@ -3,7 +3,10 @@
 // attempt left open by a killed campaign is retried once on resume.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "campaign/campaign.hpp"
 
@@ -61,6 +64,33 @@ TEST_F(CampaignFixture, ExhaustiveClassifiesEveryValidConfigOnce) {
   EXPECT_EQ(again.shapes[0].evaluated, 0u);
   EXPECT_EQ(again.compiled, 0u);
   EXPECT_EQ(store.evaluations(family.name, shape).size(), valid_configs());
+}
+
+// Several GPUs: `--gpus all` starts one worker per device the workers report (two here), both
+// take work from the one queue, and every config still runs exactly once.
+TEST_F(CampaignFixture, SeveralWorkersShareOneQueueAndRunEachConfigOnce) {
+  const fs::path log = dir / "evaluations";
+  ::setenv("KFORGE_FAKE_GPUS", "2", 1);
+  ::setenv("KFORGE_FAKE_LOG", log.c_str(), 1);
+  ::setenv("KFORGE_FAKE_EVAL_S", "0.1", 1);  // a busy GPU, so the other one gets the next job
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.gpus.clear();  // all
+  const auto out = run_campaign(store, family, {shape}, o);
+  ::unsetenv("KFORGE_FAKE_GPUS");
+  ::unsetenv("KFORGE_FAKE_LOG");
+  ::unsetenv("KFORGE_FAKE_EVAL_S");
+  EXPECT_EQ(out.shapes.at(0).evaluated, valid_configs());
+  std::multiset<std::string> configs;
+  for (int gpu : {0, 1}) {
+    std::ifstream in(log.string() + "." + std::to_string(gpu));
+    size_t n = 0;
+    for (std::string line; std::getline(in, line); ++n) configs.insert(line);
+    EXPECT_GT(n, 0u) << "GPU " << gpu << " got no work";
+  }
+  EXPECT_FALSE(fs::exists(log.string() + ".2"));  // no third worker: device 2 does not exist
+  EXPECT_EQ(configs.size(), valid_configs());
+  for (const auto& c : configs) EXPECT_EQ(configs.count(c), 1u) << c;
 }
 
 TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {
