@@ -37,7 +37,20 @@ RecordedSpace space_from_store(const Globals& g, const std::string& family_name,
     points.push_back({complete_stored_config(f, e.config), e.status == Status::Ok && e.timing
                                     ? std::optional<double>(e.timing->median_us)
                                     : std::nullopt});
-  return RecordedSpace(f.params, points, f.name + " " + to_string(shape) + " on " + chosen,
+  // Each domain narrowed to the values that were recorded (in spec order): a parameter the
+  // campaigns pinned is pinned in the replay too, so no strategy spends moves on it.
+  std::vector<ParamSpec> params;
+  for (const auto& p : f.params) {
+    ParamSpec narrowed{p.name, {}};
+    for (const auto& v : p.values)
+      for (const auto& pt : points)
+        if (pt.config.at(p.name) == v) {
+          narrowed.values.push_back(v);
+          break;
+        }
+    params.push_back(std::move(narrowed));
+  }
+  return RecordedSpace(params, points, f.name + " " + to_string(shape) + " on " + chosen,
                        {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}});
 }
 
