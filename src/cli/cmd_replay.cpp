@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <fstream>
-#include <set>
+#include <optional>
 #include <thread>
 
 #include "cli/common.hpp"
@@ -15,9 +15,14 @@ namespace kf::cli {
 
 namespace {
 
+struct StoredSpace {
+  RecordedSpace space;
+  DeviceKey device;  // the device whose evaluations it holds
+};
+
 // Every stored evaluation of (family, shape) on one device becomes a recorded point; the
 // device with the most evaluations is used unless one is named.
-RecordedSpace space_from_store(const Globals& g, const std::string& family_name,
+StoredSpace space_from_store(const Globals& g, const std::string& family_name,
                                const std::string& shape_text, const std::string& device_name) {
   const Family f = load_family(g, family_name);
   const Shape shape = parse_shape(f, shape_text);
@@ -50,32 +55,23 @@ RecordedSpace space_from_store(const Globals& g, const std::string& family_name,
         }
     params.push_back(std::move(narrowed));
   }
-  return RecordedSpace(params, points, f.name + " " + to_string(shape) + " on " + chosen,
-                       {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}});
+  return {RecordedSpace(params, points, f.name + " " + to_string(shape) + " on " + chosen,
+                        {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}}),
+          by_device[chosen].front().device};
 }
 
-// The fastest distinct successful configs of another stored shape on the space's device: what a
+// The fastest successful configs of another stored shape on the space's device: what a
 // campaign on a new shape is seeded with when that shape is its nearest stored neighbour.
 std::vector<Config> neighbour_seeds(const Globals& g, const std::string& family_name,
-                                    const std::string& shape_text, const std::string& device_name,
+                                    const std::string& shape_text, const DeviceKey& device,
                                     size_t count = 8) {
   const Family f = load_family(g, family_name);
   const Shape shape = parse_shape(f, shape_text);
-  Store store(g.db);
-  std::vector<EvaluationRecord> ok;
-  for (auto& e : store.evaluations(f.name, shape))
-    if (e.status == Status::Ok && e.timing && e.device.name == device_name) ok.push_back(std::move(e));
-  if (ok.empty())
-    throw std::runtime_error("--seed-from: no successful evaluation of " + to_string(shape) + " on " + device_name);
-  std::stable_sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) {
-    return a.timing->median_us < b.timing->median_us;
-  });
   std::vector<Config> out;
-  std::set<std::string> seen;
-  for (const auto& e : ok) {
-    const Config c = complete_stored_config(f, e.config);
-    if (out.size() < count && seen.insert(to_string(c)).second) out.push_back(c);
-  }
+  for (const auto& e : Store(g.db).top(f.name, shape, device, count))
+    out.push_back(complete_stored_config(f, e.config));
+  if (out.empty())
+    throw std::runtime_error("--seed-from: no successful evaluation of " + to_string(shape) + " on " + device.name);
   return out;
 }
 
@@ -110,14 +106,18 @@ void add_replay(CLI::App& app, Globals& g) {
     if (import_file.empty() == family.empty())
       throw std::runtime_error("give either --family and --shape, or --import FILE");
     if (!seed_from.empty() && family.empty()) throw std::runtime_error("--seed-from needs --family");
-    const RecordedSpace space = import_file.empty()
-                                    ? space_from_store(g, family, shape, device)
-                                    : import_recorded(import_file);
+    std::optional<DeviceKey> stored_device;
+    const RecordedSpace space = [&] {
+      if (!import_file.empty()) return import_recorded(import_file);
+      StoredSpace s = space_from_store(g, family, shape, device);
+      stored_device = s.device;
+      return std::move(s.space);
+    }();
     ReplayOptions opts = o;
     opts.threads = std::max(1u, std::thread::hardware_concurrency());
     ReplayReport report = replay(space, split_list(strategies), opts);
     if (!seed_from.empty()) {
-      opts.seed_configs = neighbour_seeds(g, family, seed_from, space.info().at("device").get<std::string>());
+      opts.seed_configs = neighbour_seeds(g, family, seed_from, *stored_device);
       size_t held = 0;
       for (const auto& c : opts.seed_configs) held += space.find(c) ? 1 : 0;
       std::fprintf(stderr, "seeded from %s: %zu of its %zu best configs are in the recorded space\n",

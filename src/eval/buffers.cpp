@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "util/hash.hpp"
+
 namespace kf {
 
 DType dtype_from_string(const std::string& s) {
@@ -93,13 +95,6 @@ float bf16_to_f32(uint16_t h) {
 }
 
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 uint64_t name_hash(const std::string& s) {
   uint64_t h = 0xcbf29ce484222325ULL;

@@ -6,16 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace kf::strategy_detail {
+#include "util/hash.hpp"
 
-namespace {
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
+namespace kf::strategy_detail {
 
 std::mt19937_64 make_rng(uint64_t seed, const std::string& salt) {
   uint64_t h = 1469598103934665603ULL;  // FNV-1a of the salt

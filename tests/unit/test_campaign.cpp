@@ -9,6 +9,7 @@
 #include <set>
 
 #include "campaign/campaign.hpp"
+#include "test_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;
@@ -21,11 +22,7 @@ struct CampaignFixture : ::testing::Test {
   Shape shape;
 
   void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("kforge_campaign_" + std::to_string(::getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = fresh_test_dir("kforge_campaign");
     family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
     shape = parse_shape(family, "N=4096,dtype=f16");
   }

@@ -422,17 +422,21 @@ TEST(FamilyScope, ViolatedConstraintNamesTheFirstFailure) {
 
 // The enumeration prunes prefixes with the constraints they already decide; it must find
 // exactly the configs that a check of every point of the product finds.
+namespace {
+void expect_pruned_equals_filtered(const Family& f, const char* arch, const char* shape_text) {
+  const DeviceLimits dev = DeviceLimits::for_arch(arch);
+  const Shape s = parse_shape(f, shape_text);
+  const SearchSpace space = make_space(f, s, dev);
+  const SearchSpace unpruned(f.params, [&](const Config& c) { return !violated_constraint(f, c, s, dev); });
+  EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << shape_text;
+  EXPECT_FALSE(space.valid_configs().empty());
+}
+}  // namespace
+
 TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProduct) {
   const Family gemm = load_family(fs::path(KFORGE_TEST_DIR) / "../search_spaces/gemm.json");
-  for (const auto& [arch, text] : {std::pair{"sm_90", "M=1000,N=4096,K=4096,dtype=f16"},
-                                   std::pair{"sm_89", "M=4096,N=4096,K=4096,dtype=f32"}}) {
-    const DeviceLimits dev = DeviceLimits::for_arch(arch);
-    const Shape s = parse_shape(gemm, text);
-    const SearchSpace space = make_space(gemm, s, dev);
-    const SearchSpace unpruned(gemm.params, [&](const Config& c) { return !violated_constraint(gemm, c, s, dev); });
-    EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << text;
-    EXPECT_FALSE(space.valid_configs().empty());
-  }
+  expect_pruned_equals_filtered(gemm, "sm_90", "M=1000,N=4096,K=4096,dtype=f16");
+  expect_pruned_equals_filtered(gemm, "sm_89", "M=4096,N=4096,K=4096,dtype=f32");
 }
 
 // The same on the attention family, whose constraints read derived values, dims and device.*;
@@ -446,15 +450,8 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
       {"LAYOUT", {std::string("swizzled"), std::string("padded")}}};
   for (auto& p : sdpa.params)
     if (auto it = narrow.find(p.name); it != narrow.end()) p.values = it->second;
-  for (const auto& [arch, text] : {std::pair{"sm_90", "B=2,H=8,S=512,D=128,causal=1,dtype=bf16"},
-                                   std::pair{"sm_89", "B=1,H=2,S=77,D=64,causal=0,dtype=bf16"}}) {
-    const DeviceLimits dev = DeviceLimits::for_arch(arch);
-    const Shape s = parse_shape(sdpa, text);
-    const SearchSpace space = make_space(sdpa, s, dev);
-    const SearchSpace unpruned(sdpa.params, [&](const Config& c) { return !violated_constraint(sdpa, c, s, dev); });
-    EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << text;
-    EXPECT_FALSE(space.valid_configs().empty());
-  }
+  expect_pruned_equals_filtered(sdpa, "sm_90", "B=2,H=8,S=512,D=128,causal=1,dtype=bf16");
+  expect_pruned_equals_filtered(sdpa, "sm_89", "B=1,H=2,S=77,D=64,causal=0,dtype=bf16");
 }
 
 TEST(FamilySpace, ValidCountsMatchHandCounts) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "campaign/seeding.hpp"
+#include "test_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;
@@ -20,11 +21,7 @@ struct SeedingFixture : ::testing::Test {
   std::optional<Store> store;
 
   void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("kforge_seeding_" + std::to_string(::getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = fresh_test_dir("kforge_seeding");
     family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
     store.emplace((dir / "results.db").string());
   }
