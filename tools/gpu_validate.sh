@@ -72,16 +72,18 @@ step_compare() {
 }
 step_seeding() {
   # Issue 5: a shape no campaign has seen, searched three ways, SEEDS campaigns each:
-  # store (seeded from the stored neighbouring mission shapes), defaults only, none (cold start).
+  # store (seeded from the stored neighbouring shapes), defaults only, none (cold start).
+  # Each campaign gets its own database (a copy of $DB for store, empty otherwise): in a shared
+  # one, a later campaign could not re-run what an earlier one found, and would look worse.
   local shape=${SEED_SHAPE:-B=2,H=8,S=384,D=64,causal=0,dtype=f16} arms=""
   for mode in store defaults none; do
-    local db="$WORK/seeding_$mode.db"; rm -f "$db"*
-    [ "$mode" = store ] && python3 -c "import sqlite3;sqlite3.connect('$DB').backup(sqlite3.connect('$db'))"
-    for seed in $(seq 1 "${SEEDS:-2}"); do
+    for seed in $(seq 1 "${SEEDS:-3}"); do
+      local db="$WORK/seeding_${mode}_$seed.db"; rm -f "$db"*
+      [ "$mode" = store ] && python3 -c "import sqlite3;sqlite3.connect('$DB').backup(sqlite3.connect('$db'))"
       "$K" --db "$db" -q search --family sdpa_fwd --shape "$shape" --strategy evo --seeding "$mode" --seed "$seed" \
-        --evals "${SEED_EVALS:-40}" --timeout 20 --fix "$PIN" --top-k 1 > /dev/null
+        --evals "${SEED_EVALS:-30}" --timeout 20 --fix "$PIN" --top-k 1 > /dev/null
+      arms="$arms $mode=$db"
     done
-    arms="$arms $mode=$db"
   done
   python3 tools/seeding_curves.py --shape "$shape" $arms --csv "$OUT/seeding_curves.csv"
 }

@@ -4,8 +4,8 @@
     tools/seeding_curves.py --shape B=2,H=8,S=384,D=64,causal=0,dtype=f16 \\
         store=seeded.db defaults=defaults.db none=cold.db [--csv curves.csv] [--png curves.png]
 
-Each ARM=DB names a database that holds the campaigns of one seeding mode (`kforge search
---seeding ARM`), possibly several (one per seed). For every campaign that evaluated the
+Each ARM=DB names a database that holds campaigns of one seeding mode (`kforge search
+--seeding ARM`); an arm may be named several times (one database per seed). For every campaign that evaluated the
 shape, the best-so-far time after each evaluation (in the order they were recorded) is taken;
 the target is 1.05x the best time any campaign found for the shape (its eventual best). The
 table gives, per arm, the evaluations each campaign needed to reach the target and the median.
@@ -14,6 +14,8 @@ Needs no GPU; the PNG needs matplotlib (skipped with a note without it).
 import argparse
 import csv
 import json
+import math
+import os
 import sqlite3
 import statistics
 import sys
@@ -38,7 +40,7 @@ def curves_of(db_path, shape):
         "and status != 'interrupted' order by id", (ids[0],)).fetchall()
     curves = {}
     for camp, status, us in rows:
-        c = curves.setdefault(camp, [])
+        c = curves.setdefault(f"{os.path.basename(db_path)}#{camp}", [])
         prev = c[-1] if c else float("inf")
         c.append(min(prev, us) if status == "ok" and us is not None else prev)
     return curves
@@ -62,21 +64,21 @@ def main():
         name, _, path = spec.partition("=")
         if not path:
             sys.exit(f"'{spec}': expected ARM=DB")
-        arms[name] = curves_of(path, shape)
-        if not arms[name]:
+        found = curves_of(path, shape)
+        if not found:
             sys.exit(f"{path}: no campaign evaluated {a.shape}")
+        arms.setdefault(name, {}).update(found)
     best = min(min(c) for curves in arms.values() for c in curves.values())
     target = best * a.within
     print(f"shape {a.shape}: eventual best {best:.2f} us over all arms; target {a.within}x = {target:.2f} us")
     print(f"{'arm':<10} {'campaigns':>9} {'evals to target (each)':<28} {'median':>6} {'first eval':>10} {'best':>8}")
     for name, curves in arms.items():
         hits = [evals_to(c, target) for c in curves.values()]
-        reached = [h for h in hits if h is not None]
-        med = statistics.median(reached) if len(reached) == len(hits) else None
+        med = statistics.median(math.inf if h is None else h for h in hits)  # a miss counts as last
         first = statistics.median(c[0] for c in curves.values())
         fin = min(c[-1] for c in curves.values())
         each = ", ".join("-" if h is None else str(h) for h in hits)
-        print(f"{name:<10} {len(curves):>9} {each:<28} {('%g' % med) if med else 'not all':>6} "
+        print(f"{name:<10} {len(curves):>9} {each:<28} {'%g' % med if med < math.inf else 'missed':>6} "
               f"{first:>10.2f} {fin:>8.2f}")
     if a.csv:
         with open(a.csv, "w", newline="") as f:

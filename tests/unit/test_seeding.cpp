@@ -1,5 +1,5 @@
-// Where a campaign starts: stored results for the shape, then the nearest stored shapes, then
-// other devices, then the family's defaults; `--seeding defaults|none` narrows that.
+// Where a campaign starts: stored results for the shape, the nearest stored shapes, other
+// devices and the family's defaults, in turns; `--seeding defaults|none` narrows that.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -62,6 +62,20 @@ TEST_F(SeedingFixture, StoredShapeThenNearestShapesThenOtherDevicesThenDefaults)
   const std::vector<Config> expected = {cfg(256, 2, "unrolled"), cfg(64, 1, "plain"),
                                         cfg(256, 4, "unrolled"), cfg(64, 2, "plain"),
                                         family.defaults.at(0)};
+  EXPECT_EQ(s, expected);
+}
+
+TEST_F(SeedingFixture, SourcesTakeTurnsSoTheDefaultsReachAFirstGeneration) {
+  const Shape target = shape("N=4096,dtype=f16");
+  const Shape near = shape("N=8192,dtype=f16");
+  record(cfg(64, 1, "plain"), near, kH100, 1.0);
+  record(cfg(64, 2, "plain"), near, kH100, 2.0);
+  record(cfg(64, 4, "plain"), near, kH100, 3.0);
+  record(cfg(256, 4, "unrolled"), shape("N=65536,dtype=f16"), kH100, 1.0);
+  const auto s = seeds(target, Seeding::store);
+  const std::vector<Config> expected = {cfg(64, 1, "plain"), cfg(256, 4, "unrolled"),
+                                        family.defaults.at(0), cfg(64, 2, "plain"),
+                                        cfg(64, 4, "plain")};
   EXPECT_EQ(s, expected);
 }
 
