@@ -63,7 +63,8 @@ class Evo final : public Strategy {
     // that already has a population's worth).
     size_t first = fresh_.size() >= pop_size_ ? 0 : pop_size_ - fresh_.size();
     std::vector<Config> gen;
-    SeenSet seeded;
+    SeenSet seeded;  // known configs are skipped here, so the next seeds take their places
+    for (const auto& k : ctx.known) seeded.insert(k.config);
     take_seeds(space_, ctx.seeds, seeded, gen, first);
     std::erase_if(gen, [&](const Config& c) { return !index_.insert(c); });
     fill_random(gen, first);
