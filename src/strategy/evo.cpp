@@ -59,15 +59,17 @@ class Evo final : public Strategy {
       if (told_.insert(k.config)) add_result(k);
     }
     // First generation: the seeds in priority order, then random valid configs, enough to
-    // make a population together with the known successes (none on a resumed campaign
-    // that already has a population's worth).
-    size_t first = fresh_.size() >= pop_size_ ? 0 : pop_size_ - fresh_.size();
+    // make a population together with the known successes. Where the known results already
+    // fill a population (a shape searched before), the seeds still get half a generation:
+    // breeding only from what this shape's earlier campaigns found never tries a default or
+    // a neighbour's winner that they missed.
+    const size_t open = fresh_.size() >= pop_size_ ? 0 : pop_size_ - fresh_.size();
     std::vector<Config> gen;
     SeenSet seeded;  // known configs are skipped here, so the next seeds take their places
     for (const auto& k : ctx.known) seeded.insert(k.config);
-    take_seeds(space_, ctx.seeds, seeded, gen, first);
+    take_seeds(space_, ctx.seeds, seeded, gen, std::max(open, pop_size_ / 2));
     std::erase_if(gen, [&](const Config& c) { return !index_.insert(c); });
-    fill_random(gen, first);
+    fill_random(gen, open);
     pending_.assign(gen.begin(), gen.end());
   }
 

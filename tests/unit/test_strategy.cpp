@@ -249,6 +249,24 @@ TEST(Evo, KnownSeedsGiveWayToTheNextSeeds) {
   EXPECT_EQ(to_string(first[1]), "K=c,X=1,Y=1");
 }
 
+// A shape with a population's worth of results breeds from them, but half a generation still
+// goes to seeds it has not measured (a default the first campaign missed).
+TEST(Evo, SeedsGetHalfAGenerationWhereKnownResultsFillThePopulation) {
+  SearchSpace space = small_space();
+  StrategyContext ctx;
+  ctx.space = &space;
+  ctx.options = {{"population", 4}};
+  for (const char* k : {"K=a,X=1,Y=1", "K=a,X=1,Y=2", "K=a,X=1,Y=3", "K=a,X=2,Y=1"})
+    ctx.known.push_back({parse_assignment(k), 1.0});
+  ctx.seeds = {parse_assignment("K=a,X=1,Y=1"), parse_assignment("K=c,X=8,Y=1"),
+               parse_assignment("K=c,X=4,Y=2"), parse_assignment("K=c,X=2,Y=3")};
+  auto s = make_strategy("evo", ctx);
+  auto first = s->ask(100);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(to_string(first[0]), "K=c,X=8,Y=1");
+  EXPECT_EQ(to_string(first[1]), "K=c,X=4,Y=2");
+}
+
 TEST(Anneal, StartsAtTheSeeds) {
   SearchSpace space = small_space();
   StrategyContext ctx;
