@@ -55,7 +55,8 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
     for (const auto& r : results) out.push_back(r.config);
     return out;
   };
-  // The sources, most telling first.
+  // The sources, most telling first: this shape here, the nearest shape, this shape on other
+  // devices, the family's defaults (curated, one per regime), the next two nearest shapes.
   std::vector<std::vector<Config>> lists;
   lists.push_back(configs_of(store.top(family.name, shape, device, per_source)));
   std::vector<std::pair<double, Shape>> others;
@@ -66,15 +67,21 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
   }
   std::stable_sort(others.begin(), others.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (size_t i = 0; i < others.size() && i < 3; ++i)
-    lists.push_back(configs_of(store.top(family.name, others[i].second, device, per_source)));
+  auto neighbour = [&](size_t i) {
+    return i < others.size() ? configs_of(store.top(family.name, others[i].second, device, per_source))
+                             : std::vector<Config>{};
+  };
+  lists.push_back(neighbour(0));
   lists.push_back(configs_of(store.top(family.name, shape, std::nullopt, per_source)));
   lists.push_back(family.defaults);
+  lists.push_back(neighbour(1));
+  lists.push_back(neighbour(2));
 
   // Round robin: each source gives its next new config in turn. Taken one source after the
-  // other, a first generation of 8 on a new shape held only the two nearest shapes' winners,
-  // which are near copies of each other and can all be wrong for it (the mission winners on a
-  // sweep shape ran 14% slower than a default); one of each keeps the start diverse.
+  // other, a first generation of 8 on a new shape held only the nearest shapes' winners, which
+  // are near copies of each other and can all be wrong for it (the mission winners on a sweep
+  // shape ran 14% slower than a default); one of each keeps the start diverse. The defaults
+  // come before the farther shapes, whose winners tell least.
   std::vector<size_t> next(lists.size(), 0);
   for (bool more = true; more;) {
     more = false;

@@ -51,7 +51,7 @@ struct SeedingFixture : ::testing::Test {
   }
 };
 
-TEST_F(SeedingFixture, StoredShapeThenNearestShapesThenOtherDevicesThenDefaults) {
+TEST_F(SeedingFixture, StoredShapeThenNearestShapeThenOtherDevicesThenDefaultsThenFartherShapes) {
   const Shape target = shape("N=4096,dtype=f16");
   record(cfg(256, 4, "unrolled"), shape("N=1048576,dtype=f16"), kH100, 1.0);  // far: 2^8 away
   record(cfg(64, 1, "plain"), shape("N=8192,dtype=f16"), kH100, 2.0);         // near: 2^1 away
@@ -60,8 +60,8 @@ TEST_F(SeedingFixture, StoredShapeThenNearestShapesThenOtherDevicesThenDefaults)
   record(cfg(64, 4, "plain"), shape("N=4096,dtype=f32"), kH100, 0.5);        // other dtype: no relation
   const auto s = seeds(target, Seeding::store);
   const std::vector<Config> expected = {cfg(256, 2, "unrolled"), cfg(64, 1, "plain"),
-                                        cfg(256, 4, "unrolled"), cfg(64, 2, "plain"),
-                                        family.defaults.at(0)};
+                                        cfg(64, 2, "plain"), family.defaults.at(0),
+                                        cfg(256, 4, "unrolled")};
   EXPECT_EQ(s, expected);
 }
 
@@ -73,8 +73,8 @@ TEST_F(SeedingFixture, SourcesTakeTurnsSoTheDefaultsReachAFirstGeneration) {
   record(cfg(64, 4, "plain"), near, kH100, 3.0);
   record(cfg(256, 4, "unrolled"), shape("N=65536,dtype=f16"), kH100, 1.0);
   const auto s = seeds(target, Seeding::store);
-  const std::vector<Config> expected = {cfg(64, 1, "plain"), cfg(256, 4, "unrolled"),
-                                        family.defaults.at(0), cfg(64, 2, "plain"),
+  const std::vector<Config> expected = {cfg(64, 1, "plain"), family.defaults.at(0),
+                                        cfg(256, 4, "unrolled"), cfg(64, 2, "plain"),
                                         cfg(64, 4, "plain")};
   EXPECT_EQ(s, expected);
 }
