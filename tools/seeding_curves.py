@@ -9,6 +9,7 @@ Each ARM=DB names a database that holds campaigns of one seeding mode (`kforge s
 shape, the best-so-far time after each evaluation (in the order they were recorded) is taken;
 the target is 1.05x the best time any campaign found for the shape (its eventual best). The
 table gives, per arm, the evaluations each campaign needed to reach the target and the median.
+`--from-csv FILE` reads the curves back from a CSV this tool wrote (to plot them elsewhere).
 Needs no GPU; the PNG needs matplotlib (skipped with a note without it).
 """
 import argparse
@@ -53,13 +54,20 @@ def evals_to(curve, target):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shape", required=True)
-    ap.add_argument("arms", nargs="+", metavar="ARM=DB")
+    ap.add_argument("arms", nargs="*", metavar="ARM=DB")
+    ap.add_argument("--from-csv", help="curves from a CSV written by --csv instead of databases")
     ap.add_argument("--within", type=float, default=1.05)
     ap.add_argument("--csv")
     ap.add_argument("--png")
     a = ap.parse_args()
     shape = shape_key(a.shape)
     arms = {}
+    if a.from_csv:
+        with open(a.from_csv, newline="") as f:
+            for row in csv.DictReader(f):
+                arms.setdefault(row["arm"], {}).setdefault(row["campaign"], []).append(float(row["best_us"]))
+    elif not a.arms:
+        sys.exit("give ARM=DB arguments or --from-csv")
     for spec in a.arms:
         name, _, path = spec.partition("=")
         if not path:
