@@ -55,7 +55,7 @@ void add_best(CLI::App& app, Globals& g) {
         j["tflops"] = tflops_of(*best);
         j["device"] = best->device.name;
         nlohmann::json base = nlohmann::json::object();
-        for (const auto& b : store.baselines(f.name, s, best->device)) {
+        for (const auto& b : typical_baselines(store.baselines(f.name, s, best->device))) {
           const double speedup = b.median_us / best->timing->median_us;
           base[b.backend] = {{"median_us", b.median_us}, {"speedup", speedup}};
           char buf[64];

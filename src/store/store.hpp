@@ -151,4 +151,9 @@ class Store {
   std::unique_ptr<Impl> impl_;
 };
 
+// One row per backend and device: the median of its stored measurements (one import is one
+// process; a single noisy run should not set the ratio `kforge best` shows), dated by the newest.
+std::vector<BaselineRecord> typical_baselines(const std::vector<BaselineRecord>& all);
+
+
 }  // namespace kf

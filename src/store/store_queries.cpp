@@ -1,7 +1,10 @@
 // The Store's read side. Reads never take the write lock, so `kforge best` and `report`
 // run while a campaign writes (WAL gives each read a consistent snapshot).
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "store/store_impl.hpp"
 
@@ -248,6 +251,32 @@ CampaignRecord Store::Impl::read_campaign(const sqlite::Stmt& q) const {
   c.created_at = q.text(12);
   c.updated_at = q.text(13);
   return c;
+}
+
+std::vector<BaselineRecord> typical_baselines(const std::vector<BaselineRecord>& all) {
+  using Key = std::tuple<std::string, std::string, int, int, std::string>;
+  std::map<Key, std::vector<const BaselineRecord*>> groups;
+  std::vector<Key> order;
+  for (const auto& b : all) {
+    Key k{b.backend, b.device.name, b.device.cc, b.device.sm_count, b.device.driver};
+    auto& g = groups[k];
+    if (g.empty()) order.push_back(k);
+    g.push_back(&b);
+  }
+  std::vector<BaselineRecord> out;
+  for (const auto& k : order) {
+    const auto& g = groups[k];
+    std::vector<double> us;
+    for (const auto* b : g) us.push_back(b->median_us);
+    std::sort(us.begin(), us.end());
+    const size_t n = us.size();
+    BaselineRecord r = **std::max_element(g.begin(), g.end(), [](const auto* a, const auto* b) {
+      return a->created_at < b->created_at;
+    });
+    r.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace kf

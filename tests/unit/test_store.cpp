@@ -441,6 +441,29 @@ TEST(Store, BaselinesRoundTripNewestFirst) {
   EXPECT_TRUE(s.baselines("gemm", kSmall, std::nullopt).empty());
 }
 
+TEST(Store, TypicalBaselineIsTheMedianPerBackendAndDevice) {
+  auto rec = [](const std::string& backend, const kf::DeviceKey& d, double us, const std::string& at) {
+    kf::BaselineRecord b;
+    b.backend = backend;
+    b.device = d;
+    b.median_us = us;
+    b.created_at = at;
+    return b;
+  };
+  const auto t = kf::typical_baselines({rec("cudnn", kH100, 7.6, "2026-01-03"),
+                                        rec("cudnn", kH100, 9.4, "2026-01-02"),  // one noisy run
+                                        rec("cudnn", kH100, 7.5, "2026-01-01"),
+                                        rec("cudnn", kA100, 20.0, "2026-01-01"),
+                                        rec("flash", kH100, 8.0, "2026-01-01"),
+                                        rec("flash", kH100, 9.0, "2026-01-02")});
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_DOUBLE_EQ(t[0].median_us, 7.6);
+  EXPECT_EQ(t[0].created_at, "2026-01-03");
+  EXPECT_DOUBLE_EQ(t[1].median_us, 20.0);
+  EXPECT_EQ(t[2].backend, "flash");
+  EXPECT_DOUBLE_EQ(t[2].median_us, 8.5);
+}
+
 TEST(Store, DevicesShapesAndSpecHash) {
   TempDb t;
   Store s(t.path());
