@@ -80,7 +80,7 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
   // Round robin: each source gives its next new config in turn. Taken one source after the
   // other, a first generation of 8 on a new shape held only the nearest shapes' winners, which
   // are near copies of each other and can all be wrong for it (the mission winners on a sweep
-  // shape ran 14% slower than a default); one of each keeps the start diverse. The defaults
+  // shape ran about 13% slower than a default); one of each keeps the start diverse. The defaults
   // come before the farther shapes, whose winners tell least.
   std::vector<size_t> next(lists.size(), 0);
   for (bool more = true; more;) {
