@@ -232,39 +232,36 @@ TEST(Evo, FirstGenerationStartsWithTheSeedsInOrder) {
   EXPECT_EQ(to_string(first[3]), "K=c,X=1,Y=1");
 }
 
-// A seed the store already measured takes no place in the first generation; the next seed does
-// (a sweep campaign re-run once filled the places of known seeds with random configs).
-TEST(Evo, KnownSeedsGiveWayToTheNextSeeds) {
+// The first generation evo proposes on small_space() with the given population, known results
+// (all successes) and seeds, as config strings.
+static std::vector<std::string> evo_first_generation(int population, const std::vector<const char*>& known,
+                                                     const std::vector<const char*>& seeds) {
   SearchSpace space = small_space();
   StrategyContext ctx;
   ctx.space = &space;
-  ctx.options = {{"population", 3}};
-  ctx.known.push_back({parse_assignment("K=a,X=1,Y=1"), 1.0});
-  ctx.seeds = {parse_assignment("K=a,X=1,Y=1"), parse_assignment("K=b,X=1,Y=1"),
-               parse_assignment("K=c,X=1,Y=1"), parse_assignment("K=a,X=2,Y=2")};
-  auto s = make_strategy("evo", ctx);
-  auto first = s->ask(100);
-  ASSERT_EQ(first.size(), 2u);  // the population less the known result
-  EXPECT_EQ(to_string(first[0]), "K=b,X=1,Y=1");
-  EXPECT_EQ(to_string(first[1]), "K=c,X=1,Y=1");
+  ctx.options = {{"population", population}};
+  for (const char* k : known) ctx.known.push_back({parse_assignment(k), 1.0});
+  for (const char* c : seeds) ctx.seeds.push_back(parse_assignment(c));
+  std::vector<std::string> out;
+  for (const auto& c : make_strategy("evo", ctx)->ask(100)) out.push_back(to_string(c));
+  return out;
+}
+
+// A seed the store already measured takes no place in the first generation; the next seed does
+// (a sweep campaign re-run once filled the places of known seeds with random configs).
+TEST(Evo, KnownSeedsGiveWayToTheNextSeeds) {
+  const auto first = evo_first_generation(3, {"K=a,X=1,Y=1"},
+                                          {"K=a,X=1,Y=1", "K=b,X=1,Y=1", "K=c,X=1,Y=1", "K=a,X=2,Y=2"});
+  // the population less the known result
+  EXPECT_EQ(first, (std::vector<std::string>{"K=b,X=1,Y=1", "K=c,X=1,Y=1"}));
 }
 
 // A shape with a population's worth of results breeds from them, but half a generation still
 // goes to seeds it has not measured (a default the first campaign missed).
 TEST(Evo, SeedsGetHalfAGenerationWhereKnownResultsFillThePopulation) {
-  SearchSpace space = small_space();
-  StrategyContext ctx;
-  ctx.space = &space;
-  ctx.options = {{"population", 4}};
-  for (const char* k : {"K=a,X=1,Y=1", "K=a,X=1,Y=2", "K=a,X=1,Y=3", "K=a,X=2,Y=1"})
-    ctx.known.push_back({parse_assignment(k), 1.0});
-  ctx.seeds = {parse_assignment("K=a,X=1,Y=1"), parse_assignment("K=c,X=8,Y=1"),
-               parse_assignment("K=c,X=4,Y=2"), parse_assignment("K=c,X=2,Y=3")};
-  auto s = make_strategy("evo", ctx);
-  auto first = s->ask(100);
-  ASSERT_EQ(first.size(), 2u);
-  EXPECT_EQ(to_string(first[0]), "K=c,X=8,Y=1");
-  EXPECT_EQ(to_string(first[1]), "K=c,X=4,Y=2");
+  const auto first = evo_first_generation(4, {"K=a,X=1,Y=1", "K=a,X=1,Y=2", "K=a,X=1,Y=3", "K=a,X=2,Y=1"},
+                                          {"K=a,X=1,Y=1", "K=c,X=8,Y=1", "K=c,X=4,Y=2", "K=c,X=2,Y=3"});
+  EXPECT_EQ(first, (std::vector<std::string>{"K=c,X=8,Y=1", "K=c,X=4,Y=2"}));
 }
 
 TEST(Anneal, StartsAtTheSeeds) {
