@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Exercises kforge end to end on a GPU node and leaves logs and the database under $OUT.
-#   tools/gpu_validate.sh STEP...      steps: build tests faulty gemm_kill9 gemm_exhaustive
+#   tools/gpu_validate.sh STEP...      steps: build tests faulty gemm_kill9 gemm_exhaustive gemm_resume gemm_cublas
 #                                             mission_exhaustive mission sweep compare ablate export
 #                                             seeding multigpu
 # Each step prints a short summary last; full logs are in $OUT/<step>.log.
@@ -49,9 +49,31 @@ print("configs recorded twice (must be 0):", dup)
 PY
   python3 -c "import json;d=json.load(open('$WORK/gemm_resume.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')})"
 }
+gemm_summary() {  # the outcome JSON of a gemm campaign run: counts, times and the best config
+  python3 -c "import json;d=json.load(open('$1'));print({k:d[k] for k in ('status','wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')});print(d['shapes'][0].get('best'))"
+}
 step_gemm_exhaustive() {
-  kf search --family gemm --suite small --strategy exhaustive --timeout 20 --json > "$WORK/gemm_exhaustive.json"
-  python3 -c "import json;d=json.load(open('$WORK/gemm_exhaustive.json'));print({k:d[k] for k in ('wall_s','compile_cpu_s','gpu_s','compiled','cache_hits','status_counts')});print(d['shapes'][0].get('best'))"
+  # Every valid gemm config at 4096^3 (GEMM_SUITE=small: 1024^3). GEMM_TIME bounds this run; the
+  # campaign is then "stopped" and step gemm_resume continues it.
+  kf search --family gemm --suite "${GEMM_SUITE:-default}" --strategy exhaustive --timeout 20 \
+    ${GEMM_TIME:+--time $GEMM_TIME} --json > "$WORK/gemm_exhaustive.json"
+  gemm_summary "$WORK/gemm_exhaustive.json"
+}
+step_gemm_resume() {
+  local id
+  id=$(python3 -c "import sqlite3;print(sqlite3.connect('$DB').execute(\"select c.id from campaigns c join families f on f.id=c.family_id where f.name='gemm' and c.strategy='exhaustive' order by c.id desc\").fetchone()[0])")
+  kf resume "$id" ${GEMM_TIME:+--time $GEMM_TIME} --json > "$WORK/gemm_resume.json"
+  gemm_summary "$WORK/gemm_resume.json"
+  kf show | grep -E "^ *$id "
+}
+step_gemm_cublas() {
+  # The best stored gemm kernel at 4096^3 (through kforge export) next to cuBLAS, one process.
+  local shape=M=4096,N=4096,K=4096,dtype=f16 arch
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+  nvcc -O2 -std=c++17 -arch=sm_"${arch:-90}" tools/bench_gemm/bench_gemm.cu -lcublas -lcuda -o "$WORK/bench_gemm" &&
+    kf export --family gemm --shape "$shape" --out "$WORK/gemm_export" >/dev/null &&
+    "$WORK/bench_gemm" --m 4096 --n 4096 --k 4096 --out f16 --manifest "$WORK/gemm_export"
+  kf best --family gemm --shape "$shape"
 }
 step_mission_exhaustive() {
   # The recorded space for strategy replay: secondary parameters pinned (MISSION_FIX).

@@ -2,7 +2,13 @@
 //   PlainLayout:    row * COLS + col                       (bank conflicts on column access)
 //   PaddedLayout:   row * (COLS + 8) + col                 (one 16-byte pad per row)
 //   SwizzledLayout: 16-byte chunk index XOR (row & 7)      (no padding, conflict-free ldmatrix)
+//   Sw128Layout:    the same swizzle in 8-row x 64-column atoms of 1024 bytes, atoms ordered
+//                   [row / 8][col / 64]: the 128-byte-swizzle layout wgmma reads (common/wgmma_sm90.cuh).
+//                   Equal to SwizzledLayout when COLS == 64.
+// In every layout off(row + 8 k, col) == off(row, col) + 8 k * kRowElems.
 // off(row, col) is in elements; col must keep 16-byte chunks intact (col % 8 + width <= 8).
+// add_col(off(row, c), c0) == off(row, c + c0) for c < 16 and c0 % 16 == 0: one ALU op per
+// fragment address (an XOR for the swizzle) instead of a precomputed register per address.
 #pragma once
 
 namespace kf {
@@ -12,6 +18,7 @@ struct PlainLayout {
   static constexpr int kRowElems = COLS;
   static constexpr bool kWmmaOk = true;
   static __device__ __forceinline__ int off(int row, int col) { return row * COLS + col; }
+  static __device__ __forceinline__ int add_col(int off, int c0) { return off + c0; }
 };
 
 template <int COLS>
@@ -19,6 +26,7 @@ struct PaddedLayout {
   static constexpr int kRowElems = COLS + 8;
   static constexpr bool kWmmaOk = true;
   static __device__ __forceinline__ int off(int row, int col) { return row * (COLS + 8) + col; }
+  static __device__ __forceinline__ int add_col(int off, int c0) { return off + c0; }
 };
 
 template <int COLS>
@@ -29,6 +37,23 @@ struct SwizzledLayout {
   static __device__ __forceinline__ int off(int row, int col) {
     return row * COLS + ((((col >> 3) ^ (row & 7))) << 3) + (col & 7);
   }
+  // c0 / 8 is even and c / 8 is 0 or 1, so (c + c0) / 8 == (c / 8) ^ (c0 / 8) and the XOR moves
+  // onto the whole offset (the row part has no bits below COLS).
+  static __device__ __forceinline__ int add_col(int off, int c0) { return off ^ c0; }
+};
+
+template <int COLS>
+struct Sw128Layout {
+  static_assert(COLS % 64 == 0, "128-byte swizzle atoms are 64 columns wide");
+  static constexpr int kRowElems = COLS;
+  static constexpr bool kWmmaOk = false;
+  static constexpr int kAtomBytes = 1024;
+  static constexpr int kRowGroupBytes = 8 * COLS * 2;  // bytes between 8-row groups (wgmma SBO)
+  static __device__ __forceinline__ int off(int row, int col) {
+    return (row >> 3) * (8 * COLS) + (col >> 6) * 512 + (row & 7) * 64 + ((((col >> 3) & 7) ^ (row & 7)) << 3) +
+           (col & 7);
+  }
+  static __device__ __forceinline__ int add_col(int off, int c0) { return (off ^ (c0 & 63)) + ((c0 >> 6) << 9); }
 };
 
 }  // namespace kf

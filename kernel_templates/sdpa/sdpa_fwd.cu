@@ -7,7 +7,8 @@
 //
 // Parameters (#define KF_<NAME>, see docs/family_spec.md):
 //   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
-//   KF_MMA_MMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path
+//   KF_MMA_MMA | KF_MMA_WGMMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path (wgmma: sm_90a, one
+//                 warpgroup per 64 query rows, BLOCK_M = 16 * WARPS, swizzled layout, joint K/V waits)
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
 //   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
@@ -30,9 +31,20 @@
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
 //   unused when KV_SPLITS == 1.
 // Launch: grid (ceil(S / BLOCK_M) * KV_SPLITS, H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+#if defined(KF_MMA_WGMMA)
+// The wgmma path is the mma path (same fragments, softmax and epilogue) with Q K^T and P V on
+// warpgroup MMA (sm_90a): no ldmatrix, no per-warp B fragments in registers.
+#define KF_MMA_MMA 1
+constexpr bool WGMMA = true;
+#else
+constexpr bool WGMMA = false;
+#endif
 #include "common/dtype.cuh"
 #include "common/cp_async.cuh"
 #include "common/mma_sm80.cuh"
+#if defined(KF_MMA_WGMMA)
+#include "common/wgmma_sm90.cuh"
+#endif
 #include "common/smem_layout.cuh"
 #include "common/online_softmax.cuh"
 #if defined(KF_MMA_WMMA)
@@ -69,6 +81,12 @@ constexpr bool P_EARLY = KF_P_EARLY != 0;
 #define KF_PIPE_QK 0
 #endif
 constexpr bool PIPE_QK = KF_PIPE_QK != 0;
+#ifndef KF_LANE_ADDR
+#define KF_LANE_ADDR 0
+#endif
+// (mma path) 1: fragment addresses recomputed in each tile from a fresh %laneid (one XOR per
+// address) instead of hoisted out of the key loop (perf_notes item 14)
+constexpr bool LANE_ADDR = KF_LANE_ADDR != 0;
 #if defined(KF_EXP2_PAIR)
 constexpr bool EXP2_PAIR = true;
 #else
@@ -150,7 +168,12 @@ static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
 static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
 
-#if defined(KF_LAYOUT_SWIZZLED)
+#if defined(KF_MMA_WGMMA)
+#if !defined(KF_LAYOUT_SWIZZLED) || defined(KF_KV_WAIT_SPLIT) || KF_WARPS_N != 1
+#error "MMA=wgmma needs LAYOUT=swizzled, KV_WAIT=joint and WARPS_N=1"
+#endif
+typedef kf::Sw128Layout<HD> Lay;  // what wgmma's 128-byte-swizzle descriptors read
+#elif defined(KF_LAYOUT_SWIZZLED)
 typedef kf::SwizzledLayout<HD> Lay;
 #elif defined(KF_LAYOUT_PADDED)
 typedef kf::PaddedLayout<HD> Lay;
@@ -178,6 +201,14 @@ __device__ __forceinline__ void load_tile(elem_t* s, const elem_t* __restrict__ 
       kf::cp_async<VEC * 2>(s + Lay::off(r, c), src, ok);
     }
   }
+}
+
+// Makes this thread's completed cp.async writes visible to wgmma, which reads shared memory
+// through the async proxy; called after a cp.async wait, before the barrier.
+__device__ __forceinline__ void publish_smem() {
+#if defined(KF_MMA_WGMMA)
+  kf::fence_proxy_async();
+#endif
 }
 
 // Shared-memory carve-up (must match the spec's smem_bytes):
@@ -221,10 +252,22 @@ struct Path {
   }
 
   static constexpr int kNTN = NTN;
-  __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk) const {
-    const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
-    const int c = kk * 16 + kf::lm_a_col(lane);
-    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + Lay::off(r, c));
+  // The lane id read anew in each tile's fragment loops: its fragment addresses are then
+  // computed there instead of hoisted out of the key loop, where ~80 of them pinned registers.
+  __device__ __forceinline__ int fresh_lane() const {
+    if constexpr (!LANE_ADDR) return lane;
+    int l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+  }
+  __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk, int ln) const {
+    if constexpr (LANE_ADDR) {
+      const int q_lane = Lay::off(warp * RPW + kf::lm_a_row(ln), kf::lm_a_col(ln));
+      kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + mt * 16 * ROWE + Lay::add_col(q_lane, kk * 16));
+    } else {
+      const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
+      kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + Lay::off(r, kk * 16 + kf::lm_a_col(lane)));
+    }
   }
 
   __device__ __forceinline__ void q_to_regs(const elem_t* sQ) {
@@ -232,7 +275,7 @@ struct Path {
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int kk = 0; kk < HD / 16; ++kk) load_q_frag(qf[mt][kk], sQ, mt, kk);
+        for (int kk = 0; kk < HD / 16; ++kk) load_q_frag(qf[mt][kk], sQ, mt, kk, lane);
     }
   }
 
@@ -251,6 +294,12 @@ struct Path {
 
   // S = Q K^T for one tile (this warp's key group)
   __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
+#if defined(KF_MMA_WGMMA)
+    wg_qk(sQ, sK, s);
+    return;
+#endif
+    const int ln = fresh_lane();
+    const int k_lane = Lay::off(kf::lm_bn_row(ln), kf::lm_bn_col(ln));
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -266,13 +315,16 @@ struct Path {
 #pragma unroll
           for (int i = 0; i < 4; ++i) a[mt][i] = qf[mt][kk][i];
         } else {
-          load_q_frag(a[mt], sQ, mt, kk);
+          load_q_frag(a[mt], sQ, mt, kk, ln);
         }
       }
 #pragma unroll
       for (int np = 0; np < BNW / 16; ++np) {
         unsigned b0, b1, b2, b3;
-        kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
+        if constexpr (LANE_ADDR)
+          kf::ldmatrix_x4(b0, b1, b2, b3, sK + np * 16 * ROWE + Lay::add_col(k_lane, kk * 16));
+        else
+          kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(s[mt][2 * np], a[mt], b0, b1);
@@ -282,11 +334,82 @@ struct Path {
     }
   }
 
+  using PPacked = unsigned[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];
+
+#if defined(KF_MMA_WGMMA)
+  static_assert(MT == 1 && WN == 1, "wgmma path: 16 rows per warp, 4 warps (64 rows) per warpgroup");
+  static_assert(NW % 4 == 0, "wgmma path: whole warpgroups");
+  typedef kf::Wgmma<BN, TR::is_bf16> WgS;  // S = Q K^T: m64 n BLOCK_N k16
+  typedef kf::Wgmma<HD, TR::is_bf16> WgO;  // O += P V: m64 n D k16
+  // K-major operand (Q or K, [rows][D]) for k-step kk: 32 bytes per step inside a 64-column atom
+  static __device__ __forceinline__ unsigned long long k_major(unsigned base, int kk) {
+    return kf::wgmma_desc(base + (kk >> 2) * Lay::kAtomBytes + (kk & 3) * 32, 16, Lay::kRowGroupBytes);
+  }
+  template <int N>
+  static __device__ __forceinline__ void fence_acc(float (&d)[N][4]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) kf::fence_operand(d[j][e]);
+  }
+
+  // S = Q K^T for the 64 rows of this warp's warpgroup; A = Q (registers or smem), B = K (smem).
+  __device__ __forceinline__ void wg_qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
+    const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * HD * 2;  // 8 row groups per warpgroup
+    const unsigned k0 = kf::smem_u32(sK);
+    kf::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk) {
+      if constexpr (Q_REGS)
+        WgS::template rs<false>(s[0], qf[0][kk], k_major(k0, kk), kk);
+      else
+        WgS::template ss<false>(s[0], k_major(q0, kk), k_major(k0, kk), kk);
+    }
+    kf::wgmma_commit();
+    kf::wgmma_wait<0>();
+    fence_acc(s[0]);
+  }
+
+  // O += P V; A = P (registers), B = V (smem [keys][D], N-major): 16 keys = two 8-row groups per
+  // step, 64-column blocks of D 1024 bytes apart.
+  __device__ __forceinline__ void wg_pv(const float (&s)[MT][NTN][4], const PPacked& pk, const elem_t* sV) {
+    const unsigned v0 = kf::smem_u32(sV);
+    fence_acc(o[0]);
+    kf::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      unsigned a[4];
+      p_frag(a, s, pk, 0, kk);
+      WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * Lay::kRowGroupBytes, Lay::kAtomBytes,
+                                                     Lay::kRowGroupBytes), 1);
+    }
+    kf::wgmma_commit();
+    kf::wgmma_wait<0>();
+    fence_acc(o[0]);
+  }
+#endif
+
+  // A operand of P V for m-tile mt, keys [16 kk, 16 kk + 16): P as 16-bit pairs
+  __device__ __forceinline__ static void p_frag(unsigned (&a)[4], const float (&s)[MT][NTN][4], const PPacked& pk,
+                                                int mt, int kk) {
+    if constexpr (P_EARLY) {
+      a[0] = pk[mt][2 * kk][0];
+      a[1] = pk[mt][2 * kk][1];
+      a[2] = pk[mt][2 * kk + 1][0];
+      a[3] = pk[mt][2 * kk + 1][1];
+    } else {
+      a[0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+      a[1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+      a[2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+      a[3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+    }
+  }
+
   // mask, online softmax, O += P V for one tile whose scores are in s
   template <bool MASK>
   __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int m0, int S,
                                              float sl2) {
-    unsigned pk[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)
+    PPacked pk;  // P as 16-bit pairs (P_EARLY)
     const int g = lane >> 2, t = lane & 3;
     if constexpr (MASK) {
 #pragma unroll
@@ -353,28 +476,25 @@ struct Path {
 
     // O += P V
     wait_v();
+#if defined(KF_MMA_WGMMA)
+    wg_pv(s, pk, sV);
+    return;
+#endif
+    const int ln = fresh_lane();
+    const int v_lane = Lay::off(kf::lm_bt_row(ln), kf::lm_bt_col(ln));
 #pragma unroll
     for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[MT][4];
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        if constexpr (P_EARLY) {
-          a[mt][0] = pk[mt][2 * kk][0];
-          a[mt][1] = pk[mt][2 * kk][1];
-          a[mt][2] = pk[mt][2 * kk + 1][0];
-          a[mt][3] = pk[mt][2 * kk + 1][1];
-        } else {
-          a[mt][0] = TR::pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-          a[mt][1] = TR::pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-          a[mt][2] = TR::pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-          a[mt][3] = TR::pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-        }
-      }
+      for (int mt = 0; mt < MT; ++mt) p_frag(a[mt], s, pk, mt, kk);
 #pragma unroll
       for (int dp = 0; dp < HD / 16; ++dp) {
         unsigned b0, b1, b2, b3;
-        kf::ldmatrix_x4_trans(b0, b1, b2, b3,
-                              sV + Lay::off(kk * 16 + kf::lm_bt_row(lane), dp * 16 + kf::lm_bt_col(lane)));
+        if constexpr (LANE_ADDR)
+          kf::ldmatrix_x4_trans(b0, b1, b2, b3, sV + kk * 16 * ROWE + Lay::add_col(v_lane, dp * 16));
+        else
+          kf::ldmatrix_x4_trans(b0, b1, b2, b3,
+                                sV + Lay::off(kk * 16 + kf::lm_bt_row(lane), dp * 16 + kf::lm_bt_col(lane)));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(o[mt][2 * dp], a[mt], b0, b1);
@@ -784,7 +904,9 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
              elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
              float* __restrict__ MLpart, int* __restrict__ Cnt) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw);
+  // wgmma's swizzle atoms must sit on 1024-byte boundaries (the spec adds 1024 bytes of slack)
+  const unsigned align_pad = WGMMA ? (1024u - (kf::smem_u32(smem_raw) & 1023u)) & 1023u : 0u;
+  elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw + align_pad);
   elem_t* sK = sQ + Q_ELEMS;
   elem_t* sV = sK + STAGES * KV_ELEMS;
 
@@ -829,6 +951,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     }
   }
   kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
+  publish_smem();
   __syncthreads();
   path.q_to_regs(sQ);
 
@@ -844,11 +967,13 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     static_assert(!PIPE_QK || (STAGES >= 3 && !SPLIT_WAIT && WN == 1), "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
     float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
     kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+    publish_smem();
     __syncthreads();
     if (ntiles > 0) path.qk(sQ, sK, sc);
     for (int jj = 0; jj < ntiles; ++jj) {
       const int j = t0 + jj;
       kf::cp_async_wait<(STAGES >= 3 ? STAGES - 3 : 0)>();
+      publish_smem();
       __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
       const int jn = jj + STAGES - 1;
       if (jn < ntiles) {
@@ -881,10 +1006,12 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
       load_tile<BN>(sV, Vh, j * BN, S, tid);
       kf::cp_async_commit();
       kf::cp_async_wait<SPLIT_WAIT ? 1 : 0>();
+      publish_smem();
       __syncthreads();
     } else {
       // groups after K_j (split) / after (K_j,V_j) (joint) that may still be pending
       kf::cp_async_wait<SPLIT_WAIT ? 2 * STAGES - 3 : STAGES - 2>();
+      publish_smem();
       __syncthreads();
       const int jn = jj + STAGES - 1;
       if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);

@@ -313,7 +313,11 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
       }
     }
     const bool stop = over_budget() || exhausted;
-    if (stop && in_flight == 0) break;
+    if (stop && in_flight == 0) {
+      const bool plateaued = o.budget.plateau && since_improvement >= o.budget.plateau;
+      outcome.cut_short = !exhausted && dispatched < allowed && !plateaued;
+      break;
+    }
     size_t added = 0;
     while (!stop && in_flight + added < depth && dispatched < allowed) {
       std::vector<Config> batch;
@@ -390,9 +394,9 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
     if (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s) break;
     out.shapes.push_back(run_shape(run, shapes[i], i, shapes.size()));
   }
-  const bool stopped = g_stop_requested.load() ||
-                       (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s &&
-                        out.shapes.size() < shapes.size());
+  const bool stopped = g_stop_requested.load() || out.shapes.size() < shapes.size() ||
+                       std::any_of(out.shapes.begin(), out.shapes.end(),
+                                   [](const ShapeOutcome& s) { return s.cut_short; });
   out.status = stopped ? "stopped" : "done";
   store.set_campaign_status(campaign_id, out.status);
   out.wall_s = seconds_since(start);
@@ -449,6 +453,7 @@ CampaignOutcome resume_campaign(Store& store, const Family& family, int64_t camp
   o.cache_dir = overrides.cache_dir;
   o.quiet = overrides.quiet;
   if (!overrides.gpus.empty()) o.gpus = overrides.gpus;
+  if (overrides.budget.time_s > 0) o.budget.time_s = overrides.budget.time_s;
   const auto closed = store.close_interrupted(campaign_id);
   if (!closed.empty())
     spdlog::warn("campaign {}: {} evaluation(s) were in flight when it stopped; each is retried once",

@@ -48,6 +48,7 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j);
 struct ShapeOutcome {
   Shape shape;
   size_t evaluated = 0;  // evaluations run by this campaign for the shape
+  bool cut_short = false;  // the time budget or a stop ended it before its own budget did
   std::optional<EvaluationRecord> best;
   // Re-measured top-K, fastest first; tied_with_best: CI overlaps the winner's.
   struct Remeasured {
@@ -75,6 +76,9 @@ extern std::atomic<bool> g_stop_requested;
 CampaignOutcome run_campaign(Store& store, const Family& family, const std::vector<Shape>& shapes,
                              const CampaignOptions& options);
 // Continues a recorded campaign: in-flight attempts become interrupted and are retried once.
+// The recorded options apply, except where to find things (workers, cache, GPUs) and, when
+// overrides.budget.time_s > 0, the wall-time budget of this run. A recorded time budget counts
+// afresh from the resume.
 CampaignOutcome resume_campaign(Store& store, const Family& family, int64_t campaign_id,
                                 const CampaignOptions& overrides);
 

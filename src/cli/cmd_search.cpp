@@ -94,7 +94,10 @@ void add_resume(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("resume", "Continue a stopped or killed campaign");
   static int64_t id = 0;
   static bool json = false;
+  static std::string time_budget;
   cmd->add_option("campaign", id, "Campaign id (see `kforge show`)")->required();
+  cmd->add_option("--time", time_budget,
+                  "Wall-time budget for this run (default: the campaign's own, counted afresh)");
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
     Store store(g.db);
@@ -102,7 +105,9 @@ void add_resume(CLI::App& app, Globals& g) {
     if (!rec) throw std::runtime_error("no campaign " + std::to_string(id) + " in " + g.db);
     const Family f = load_family(g, rec->family);
     install_stop_handler();
-    const auto outcome = resume_campaign(store, f, id, base_campaign_options(g));
+    CampaignOptions overrides = base_campaign_options(g);
+    if (!time_budget.empty()) overrides.budget.time_s = parse_duration(time_budget);
+    const auto outcome = resume_campaign(store, f, id, overrides);
     if (json)
       print_json(outcome_json(outcome));
     else

@@ -99,6 +99,26 @@ TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {
   EXPECT_EQ(out.shapes[0].evaluated, 3u);
 }
 
+// A campaign whose time budget ends a shape early is "stopped", not "done", and resume
+// finishes it without running anything twice.
+TEST_F(CampaignFixture, TimeBudgetLeavesTheCampaignStoppedAndResumeFinishesIt) {
+  ::setenv("KFORGE_FAKE_EVAL_S", "0.2", 1);
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.budget.time_s = 0.5;
+  const auto first = run_campaign(store, family, {shape}, o);
+  ::unsetenv("KFORGE_FAKE_EVAL_S");
+  EXPECT_EQ(first.status, "stopped");
+  EXPECT_LT(first.shapes.at(0).evaluated, valid_configs());
+  EXPECT_EQ(store.campaign(first.campaign_id)->status, "stopped");
+  auto resume = options("ok");
+  resume.budget.time_s = 600;  // a fresh slice, long enough to finish
+  const auto resumed = resume_campaign(store, family, first.campaign_id, resume);
+  EXPECT_EQ(resumed.status, "done");
+  EXPECT_EQ(first.shapes[0].evaluated + resumed.shapes.at(0).evaluated, valid_configs());
+  EXPECT_EQ(store.evaluations(family.name, shape).size(), valid_configs());
+}
+
 TEST_F(CampaignFixture, DyingWorkerCostsOneEvaluation) {
   Store store(dir / "r.db");
   auto o = options("segv", "2");  // the worker dies on its second request (every fresh worker)
