@@ -292,6 +292,22 @@ struct Path {
     softmax_pv<MASK>(s, sV, n0, m0, S, sl2);
   }
 
+  // PIPE_QK: Q K^T of the next tile. On the wgmma path it stays in flight while this tile's softmax
+  // runs (FA3's intra-warpgroup overlap) and completes with P V's wait; qk_complete() then makes its
+  // scores readable. On the mma path it is an ordinary qk().
+  __device__ __forceinline__ void qk_issue(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
+#if defined(KF_MMA_WGMMA)
+    wg_qk<false>(sQ, sK, s);
+#else
+    qk(sQ, sK, s);
+#endif
+  }
+  __device__ __forceinline__ static void qk_complete(float (&s)[MT][NTN][4]) {
+#if defined(KF_MMA_WGMMA)
+    fence_acc(s[0]);
+#endif
+  }
+
   // S = Q K^T for one tile (this warp's key group)
   __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
 #if defined(KF_MMA_WGMMA)
@@ -354,6 +370,8 @@ struct Path {
   }
 
   // S = Q K^T for the 64 rows of this warp's warpgroup; A = Q (registers or smem), B = K (smem).
+  // WAIT = false leaves it in flight (PIPE_QK): the next wgmma wait completes it, then qk_complete().
+  template <bool WAIT = true>
   __device__ __forceinline__ void wg_qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
     const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * HD * 2;  // 8 row groups per warpgroup
     const unsigned k0 = kf::smem_u32(sK);
@@ -366,8 +384,10 @@ struct Path {
         WgS::template ss<false>(s[0], k_major(q0, kk), k_major(k0, kk), kk);
     }
     kf::wgmma_commit();
-    kf::wgmma_wait<0>();
-    fence_acc(s[0]);
+    if constexpr (WAIT) {
+      kf::wgmma_wait<0>();
+      fence_acc(s[0]);
+    }
   }
 
   // O += P V; A = P (registers), B = V (smem [keys][D], N-major): 16 keys = two 8-row groups per
@@ -981,12 +1001,13 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
         load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
       }
       kf::cp_async_commit();
-      if (jj + 1 < ntiles) path.qk(sQ, sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+      if (jj + 1 < ntiles) path.qk_issue(sQ, sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
       const elem_t* tV = sV + (jj % STAGES) * KV_ELEMS;
       if (j >= first_mask)
         path.template softmax_pv<true>(sc, tV, j * BN, m0, S, sl2);
       else
         path.template softmax_pv<false>(sc, tV, j * BN, m0, S, sl2);
+      Path::qk_complete(sn);
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll

@@ -34,7 +34,7 @@ for path in sys.argv[1:]:
                 print(f"   {key}={v}: {b['median_us']:8.2f} us  x/flash {fl:.3f}  x/cudnn {cu:.3f}  regs {b.get('regs')}  "
                       f"BM{c['BLOCK_M']} BN{c['BLOCK_N']} W{c['WARPS']} ST{c['STAGES']} Q{c['Q_IN']} "
                       f"KS{c['KV_SPLITS']}{c.get('KV_MERGE', '')[:2]} LZ{c['LAZY_RESCALE']} PE{c.get('P_EARLY', 0)}")
-        variant_keys = ["LANE_ADDR", "FRAG_PREFETCH", "EXP2"]
+        variant_keys = ["LANE_ADDR", "FRAG_PREFETCH", "EXP2", "PIPE_QK"]
         groups = {}
         for r in ok:
             base = tuple(sorted((k, v) for k, v in r["config"].items() if k not in variant_keys))
