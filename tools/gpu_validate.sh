@@ -129,8 +129,9 @@ PY
 }
 step_ablate() { kf ablate --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16; }
 step_export() {
+  # built with the manifest's own command: its arch flag is what the kernels need (sm_90a for wgmma)
   kf export --family sdpa_fwd --suite mission --out "$OUT/export" &&
-    (cd "$OUT/export" && ls && nvcc -O3 -arch=sm_90 -c ./*.cu)
+    (cd "$OUT/export" && ls && sh -c "$(python3 -c 'import json; m = json.load(open("manifest.json")); print((m["dispatcher"] or m)["commands"]["object"])')")
 }
 
 for s in "$@"; do

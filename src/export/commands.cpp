@@ -30,12 +30,20 @@ std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_option
   return out;
 }
 
+std::string nvcc_arch_flag(const std::string& arch) {
+  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f')) {
+    const std::string compute = "compute" + arch.substr(arch.find('_'));
+    return "-gencode arch=" + compute + ",code=" + arch;
+  }
+  return "-arch=" + arch;
+}
+
 std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {
-  return "nvcc -O3 -arch=" + arch + join(flags) + " -o " + name + "_runner " + name + ".cu " + name + "_runner.cu";
+  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -o " + name + "_runner " + name + ".cu " + name + "_runner.cu";
 }
 
 std::string object_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {
-  return "nvcc -O3 -arch=" + arch + join(flags) + " -c " + name + ".cu";
+  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -c " + name + ".cu";
 }
 
 std::string ncu_command(const std::string& name) {

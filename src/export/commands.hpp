@@ -10,6 +10,11 @@ namespace kf::exporter {
 // paths (the exported source has its includes inlined) are dropped.
 std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_options);
 
+// nvcc's target flag for an arch name: "-arch=sm_90", or for an arch-specific target such as
+// sm_90a "-gencode arch=compute_90a,code=sm_90a" (plain -arch=sm_90a also embeds compute_90
+// PTX, which cannot hold sm_90a-only instructions like wgmma).
+std::string nvcc_arch_flag(const std::string& arch);
+
 // "nvcc -O3 -arch=sm_90 <flags> -o <name>_runner <name>.cu <name>_runner.cu"
 std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags);
 // "nvcc -O3 -arch=sm_90 <flags> -c <name>.cu"

@@ -169,6 +169,16 @@ TEST(ExportNames, NvccFlagsKeepSharedOptions) {
   EXPECT_EQ(f, (std::vector<std::string>{"--std=c++17", "-DFOO=1", "--use_fast_math", "--maxrregcount=128"}));
 }
 
+// An arch-specific target (sm_90a, for wgmma) must not also get compute_90 PTX, which cannot hold
+// its instructions: plain -arch=sm_90a would embed it and fail in ptxas.
+TEST(ExportNames, ArchSpecificTargetsGetAGencodeFlag) {
+  EXPECT_EQ(exporter::nvcc_arch_flag("sm_90"), "-arch=sm_90");
+  EXPECT_EQ(exporter::nvcc_arch_flag("sm_89"), "-arch=sm_89");
+  EXPECT_EQ(exporter::nvcc_arch_flag("sm_90a"), "-gencode arch=compute_90a,code=sm_90a");
+  EXPECT_EQ(exporter::object_command("k", "sm_90a", {"--std=c++17"}),
+            "nvcc -O3 -gencode arch=compute_90a,code=sm_90a --std=c++17 -c k.cu");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Export of the fixture family
 
