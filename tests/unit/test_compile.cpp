@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <random>
 #include <sstream>
 
@@ -334,4 +335,35 @@ TEST_F(CompileTest, VecaddTestFamilyCompiles) {
   int admitted = 0;
   for (const auto& [gc, s] : cases) admitted += !violated_constraint(f, vec4, s, h100);
   EXPECT_EQ(admitted, 2);
+}
+
+// MMA=wgmma needs sm_90a: the attention spec's arch_suffix picks it, NVRTC compiles every wgmma
+// default for it (both element types, causal and not, D 64 and 128), and on sm_89 no wgmma config
+// is valid.
+TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  const std::vector<Shape> shapes = {
+      parse_shape(f, "B=2,H=8,S=512,D=64,causal=0,dtype=f16"),
+      parse_shape(f, "B=2,H=16,S=4096,D=128,causal=1,dtype=bf16")};
+  for (const auto& shape : shapes) {
+    const SearchSpace sm90 = make_space(f, shape, DeviceLimits::for_arch("sm_90"));
+    const SearchSpace sm89 = make_space(f, shape, DeviceLimits::for_arch("sm_89"));
+    for (const auto& c : f.defaults) {
+      if (std::get<std::string>(c.at("MMA")) != "wgmma") continue;
+      EXPECT_FALSE(sm89.valid(c)) << to_string(c);
+      if (!sm90.valid(c)) continue;
+      const Variant v = render_variant(f, c, shape);
+      EXPECT_EQ(v.arch_suffix, "a");
+      jobs.emplace_back(to_string(c) + " " + to_string(shape), pool.submit(v, "sm_90"));
+    }
+  }
+  ASSERT_GE(jobs.size(), 6u);
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
+    EXPECT_EQ(k.arch, "sm_90a") << what;
+  }
 }
