@@ -26,6 +26,8 @@
 //                 16-bit for P V anyway). Halves the MUFU work, which bounds the softmax phase.
 //   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
+//   KF_LANE_ADDR  (mma.sync only) 1: ldmatrix addresses recomputed per tile instead of hoisted (fewer live registers)
+// The mma-path options (Q_IN, KV_SPLITS, P_EARLY, EXP2, PIPE_QK, LAZY_RESCALE) apply to wgmma too.
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
