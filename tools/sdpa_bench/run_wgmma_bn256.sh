@@ -12,4 +12,4 @@ timeout "${T_BN:-200}" python3 tools/sdpa_bench/bench.py --suite mission --suite
   --out "$OUT/wgn_d64.json" > "$OUT/wgn_d64.log" 2>&1 || echo "wgn: exit $?"
 grep -hE "wrong_result|FAULT|ERROR|Traceback" "$OUT"/wgn_d64.log | head -5
 python3 tools/sdpa_bench/summarize_ab.py "$OUT"/wgn_d64.json > "$OUT/wgn_ab.txt" 2>&1
-grep -E "flash" -A1 "$OUT/wgn_ab.txt"; grep -E "^  B=" "$OUT/wgn_d64.log" | grep kforge | sort -t' ' -k1,1 | awk '{print $1, $4, $5, $6, $7, $8, $9, $10, $11}' | head -70
+grep -E "flash|BLOCK_N=" "$OUT/wgn_ab.txt"
