@@ -1,6 +1,8 @@
 #!/bin/bash
 # BLOCK_N 256 on the wgmma path (one m64n256 Q K^T per k-step; the mission's S256 in one key tile,
 # perf_notes item 18) against BLOCK_N 128, gated and timed side by side with torch's backends.
+# BLOCK_N 256 is not in the space (it lost): `git apply tools/sdpa_bench/variants/wgmma_bn256.patch` and
+# `python3 tools/gen_wgmma_header.py` first.
 set -o pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/sdpa_out}; mkdir -p "$OUT"
