@@ -8,7 +8,7 @@
 // Parameters (#define KF_<NAME>, see docs/family_spec.md):
 //   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
 //   KF_MMA_MMA | KF_MMA_WGMMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path (wgmma: sm_90a, one
-//                 warpgroup per 64 query rows, BLOCK_M = 16 * WARPS, swizzled layout, joint K/V waits)
+//                 warpgroup per 64 query rows of a key group, 16 rows per warp, swizzled layout, joint K/V waits)
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
 //   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
@@ -171,8 +171,8 @@ static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
 
 #if defined(KF_MMA_WGMMA)
-#if !defined(KF_LAYOUT_SWIZZLED) || defined(KF_KV_WAIT_SPLIT) || KF_WARPS_N != 1
-#error "MMA=wgmma needs LAYOUT=swizzled, KV_WAIT=joint and WARPS_N=1"
+#if !defined(KF_LAYOUT_SWIZZLED) || defined(KF_KV_WAIT_SPLIT)
+#error "MMA=wgmma needs LAYOUT=swizzled and KV_WAIT=joint"
 #endif
 typedef kf::Sw128Layout<HD> Lay;  // what wgmma's 128-byte-swizzle descriptors read
 #elif defined(KF_LAYOUT_SWIZZLED)
@@ -355,9 +355,11 @@ struct Path {
   using PPacked = unsigned[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];
 
 #if defined(KF_MMA_WGMMA)
-  static_assert(MT == 1 && WN == 1, "wgmma path: 16 rows per warp, 4 warps (64 rows) per warpgroup");
-  static_assert(NW % 4 == 0, "wgmma path: whole warpgroups");
-  typedef kf::Wgmma<BN, TR::is_bf16> WgS;  // S = Q K^T: m64 n BLOCK_N k16
+  // With WARPS_N > 1 each warpgroup takes its key group's BLOCK_N / WARPS_N keys of every tile
+  // (warps w .. w+3 share w / WM) and the groups merge at the end (combine), as on mma.sync.
+  static_assert(MT == 1, "wgmma path: 16 rows per warp, 4 warps (64 rows) per warpgroup");
+  static_assert(WM % 4 == 0, "wgmma path: whole warpgroups per key group");
+  typedef kf::Wgmma<BNW, TR::is_bf16> WgS;  // S = Q K^T: m64 n (BLOCK_N / WARPS_N) k16
   typedef kf::Wgmma<HD, TR::is_bf16> WgO;  // O += P V: m64 n D k16
   // K-major operand (Q or K, [rows][D]) for k-step kk: 32 bytes per step inside a 64-column atom
   static __device__ __forceinline__ unsigned long long k_major(unsigned base, int kk) {
@@ -399,7 +401,7 @@ struct Path {
     fence_acc(o[0]);
     kf::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
+    for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[4];
       p_frag(a, s, pk, 0, kk);
       WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * Lay::kRowGroupBytes, Lay::kAtomBytes,

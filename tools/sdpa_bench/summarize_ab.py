@@ -22,7 +22,7 @@ for path in sys.argv[1:]:
         tag = ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
         print(f"{tag}  flash {bt.get('torch.flash') or 0:.1f}  cudnn {bt.get('torch.cudnn') or 0:.1f}  "
               f"ok {len(ok)} failed {len(bad)}")
-        for key in ["MMA", "BLOCK_N", "KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY", "PIPE_QK", "EXP2", "FRAG_PREFETCH", "LANE_ADDR"]:
+        for key in ["MMA", "BLOCK_N", "WARPS_N", "KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY", "PIPE_QK", "EXP2", "FRAG_PREFETCH", "LANE_ADDR"]:
             vals = sorted({r["config"].get(key) for r in ok})
             if len(vals) < 2:
                 continue
