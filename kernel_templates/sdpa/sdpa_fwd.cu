@@ -262,14 +262,18 @@ struct Path {
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
     return l;
   }
+  // Offset of this lane's ldmatrix row in the 16x16 block at (r0, c0), where the lane map puts the
+  // lane at (row, col) of the block at (0, 0) and lane_off = Lay::off(row, col). LANE_ADDR: one XOR
+  // on lane_off (computed once per tile); otherwise the full offset, which the compiler hoists.
+  static __device__ __forceinline__ int frag_off(int lane_off, int row, int col, int r0, int c0) {
+    if constexpr (LANE_ADDR)
+      return r0 * ROWE + Lay::add_col(lane_off, c0);
+    else
+      return Lay::off(r0 + row, c0 + col);
+  }
   __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk, int ln) const {
-    if constexpr (LANE_ADDR) {
-      const int q_lane = Lay::off(warp * RPW + kf::lm_a_row(ln), kf::lm_a_col(ln));
-      kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + mt * 16 * ROWE + Lay::add_col(q_lane, kk * 16));
-    } else {
-      const int r = warp * RPW + mt * 16 + kf::lm_a_row(lane);
-      kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + Lay::off(r, kk * 16 + kf::lm_a_col(lane)));
-    }
+    const int row = warp * RPW + kf::lm_a_row(ln), col = kf::lm_a_col(ln);
+    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + frag_off(Lay::off(row, col), row, col, mt * 16, kk * 16));
   }
 
   __device__ __forceinline__ void q_to_regs(const elem_t* sQ) {
@@ -314,10 +318,9 @@ struct Path {
   __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
 #if defined(KF_MMA_WGMMA)
     wg_qk(sQ, sK, s);
-    return;
-#endif
+#else
     const int ln = fresh_lane();
-    const int k_lane = Lay::off(kf::lm_bn_row(ln), kf::lm_bn_col(ln));
+    const int k_row = kf::lm_bn_row(ln), k_col = kf::lm_bn_col(ln), k_lane = Lay::off(k_row, k_col);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -339,10 +342,7 @@ struct Path {
 #pragma unroll
       for (int np = 0; np < BNW / 16; ++np) {
         unsigned b0, b1, b2, b3;
-        if constexpr (LANE_ADDR)
-          kf::ldmatrix_x4(b0, b1, b2, b3, sK + np * 16 * ROWE + Lay::add_col(k_lane, kk * 16));
-        else
-          kf::ldmatrix_x4(b0, b1, b2, b3, sK + Lay::off(np * 16 + kf::lm_bn_row(lane), kk * 16 + kf::lm_bn_col(lane)));
+        kf::ldmatrix_x4(b0, b1, b2, b3, sK + frag_off(k_lane, k_row, k_col, np * 16, kk * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(s[mt][2 * np], a[mt], b0, b1);
@@ -350,6 +350,7 @@ struct Path {
         }
       }
     }
+#endif
   }
 
   using PPacked = unsigned[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];
@@ -502,10 +503,9 @@ struct Path {
     wait_v();
 #if defined(KF_MMA_WGMMA)
     wg_pv(s, pk, sV);
-    return;
-#endif
+#else
     const int ln = fresh_lane();
-    const int v_lane = Lay::off(kf::lm_bt_row(ln), kf::lm_bt_col(ln));
+    const int v_row = kf::lm_bt_row(ln), v_col = kf::lm_bt_col(ln), v_lane = Lay::off(v_row, v_col);
 #pragma unroll
     for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[MT][4];
@@ -514,11 +514,7 @@ struct Path {
 #pragma unroll
       for (int dp = 0; dp < HD / 16; ++dp) {
         unsigned b0, b1, b2, b3;
-        if constexpr (LANE_ADDR)
-          kf::ldmatrix_x4_trans(b0, b1, b2, b3, sV + kk * 16 * ROWE + Lay::add_col(v_lane, dp * 16));
-        else
-          kf::ldmatrix_x4_trans(b0, b1, b2, b3,
-                                sV + Lay::off(kk * 16 + kf::lm_bt_row(lane), dp * 16 + kf::lm_bt_col(lane)));
+        kf::ldmatrix_x4_trans(b0, b1, b2, b3, sV + frag_off(v_lane, v_row, v_col, kk * 16, dp * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(o[mt][2 * dp], a[mt], b0, b1);
@@ -526,6 +522,7 @@ struct Path {
         }
       }
     }
+#endif
   }
 
   // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
