@@ -3,22 +3,14 @@
 # merged through smem at the end; perf_notes item 19) against the one-warpgroup winners, gated and
 # timed side by side with torch's backends in one process per shape group.
 # Predicted: mission S256 -10%, S512 -15% (half the serial key loop per warpgroup, ~0.3 us merge).
-set -o pipefail
-export PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/sdpa_out}; mkdir -p "$OUT"
+source "$(dirname "$0")/ab_lib.sh"
 W="MMA=wgmma LANE_ADDR=0 VEC=8 LAYOUT=swizzled KV_WAIT=joint MIN_BLOCKS=1 KV_SPLITS=1 KV_MERGE=gmem EXP2=f32 P_EARLY=1 PIPE_QK=0"
-run() {  # name timeout args...
-  local name=$1 t=$2; shift 2
-  timeout "$t" python3 tools/sdpa_bench/bench.py --baselines --reps 20 --target-us 2000 "$@" --out "$OUT/wgw_$name.json" \
-    > "$OUT/wgw_$name.log" 2>&1 || echo "wgw_$name: exit $?"
-}
-run d64 "${T_D64:-150}" --suite mission --suite sweep --filter D=64 --filter dtype=f16 \
+T="--baselines --reps 20 --target-us 2000"
+ab_run wgw d64 "${T_D64:-150}" $T --suite mission --suite sweep --filter D=64 --filter dtype=f16 \
   --grid "BLOCK_M=64 WARPS=8 WARPS_N=2 BLOCK_N=64,128 STAGES=2,3,4 Q_IN=regs,smem LAZY_RESCALE=0 $W" \
   --grid "BLOCK_M=64 WARPS=4 WARPS_N=1 BLOCK_N=64,128 STAGES=2,3 Q_IN=regs LAZY_RESCALE=0 $W" \
   --grid "BLOCK_M=128 WARPS=8 WARPS_N=1 BLOCK_N=64 STAGES=2,3 Q_IN=smem LAZY_RESCALE=0 $W"
-run d128 "${T_D128:-120}" --suite sweep --filter D=128 --filter dtype=f16 \
+ab_run wgw d128 "${T_D128:-120}" $T --suite sweep --filter D=128 --filter dtype=f16 \
   --grid "BLOCK_M=64 WARPS=8 WARPS_N=2 BLOCK_N=128 STAGES=2,3 Q_IN=smem LAZY_RESCALE=1 $W" \
   --grid "BLOCK_M=128 WARPS=8 WARPS_N=1 BLOCK_N=128 STAGES=2,3 Q_IN=smem LAZY_RESCALE=1 $W"
-grep -hE "wrong_result|FAULT|ERROR|Traceback" "$OUT"/wgw_*.log | head -5
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/wgw_*.json > "$OUT/wgw_ab.txt" 2>&1
-grep -E "flash|WARPS_N=" "$OUT/wgw_ab.txt"
+ab_summary wgw "flash|WARPS_N="

@@ -1,0 +1,20 @@
+# Sourced by the A/B scripts (run_lane.sh, run_wgmma*.sh): strict pipes, unbuffered Python, $OUT, and
+#   ab_run PREFIX NAME TIMEOUT BENCH_ARGS...  one bench.py process -> $OUT/PREFIX_NAME.json and .log
+#   ab_summary PREFIX REGEX                   failures, then the summarize_ab.py lines matching REGEX
+#                                             (the whole summary is kept in $OUT/PREFIX_ab.txt)
+set -o pipefail
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/sdpa_out}; mkdir -p "$OUT"
+
+ab_run() {
+  local prefix=$1 name=$2 t=$3; shift 3
+  timeout "$t" python3 tools/sdpa_bench/bench.py "$@" --out "$OUT/${prefix}_$name.json" \
+    > "$OUT/${prefix}_$name.log" 2>&1 || echo "${prefix}_$name: exit $?"
+}
+
+ab_summary() {
+  local prefix=$1 re=$2
+  grep -hE "wrong_result|FAULT|ERROR|Traceback" "$OUT"/"${prefix}"_*.log | head -8
+  python3 tools/sdpa_bench/summarize_ab.py "$OUT"/"${prefix}"_*.json > "$OUT/${prefix}_ab.txt" 2>&1
+  grep -E "$re" "$OUT/${prefix}_ab.txt"
+}
