@@ -8,7 +8,7 @@
 // Parameters (#define KF_<NAME>, see docs/family_spec.md):
 //   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
 //   KF_MMA_MMA | KF_MMA_WGMMA | KF_MMA_WMMA | KF_MMA_SIMT      compute path (wgmma: sm_90a, one
-//                 warpgroup per 64 query rows of a key group, 16 rows per warp, swizzled layout, joint K/V waits)
+//                 warpgroup per 64 query rows of a key group, 16 rows per warp, swizzled layout)
 //   KF_LAYOUT_PLAIN | KF_LAYOUT_PADDED | KF_LAYOUT_SWIZZLED   shared-memory tile layout
 //   KF_Q_IN_REGS | KF_Q_IN_SMEM                 (mma path) Q fragments kept in registers or re-read
 //   KF_KV_WAIT_JOINT | KF_KV_WAIT_SPLIT         one cp.async group per K/V tile, or K and V apart
@@ -26,9 +26,12 @@
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
 //                 reset to 0 by it) merges them and writes O. One launch.
-//   KF_KV_MERGE_GMEM | KF_KV_MERGE_CLUSTER  (KV_SPLITS > 1) merge through global scratch + atomic counter,
-//                 or (sm_90) the split CTAs form a thread-block cluster: each parks its slice in its own smem,
-//                 cluster barrier, CTA r merges the rows of warps w with w % KV_SPLITS == r over DSMEM
+//   KF_KV_MERGE_GMEM | KF_KV_MERGE_CLUSTER | KF_KV_MERGE_PUSH  (KV_SPLITS > 1) merge through global scratch
+//                 + atomic counter, or (sm_90) the split CTAs form a thread-block cluster: cluster = each parks
+//                 its slice in its own smem, cluster barrier, CTA r merges the rows of warps w with
+//                 w % KV_SPLITS == r over DSMEM; push = CTAs 1.. write their slices into CTA 0's smem with
+//                 st.async, which counts the bytes on CTA 0's mbarrier; CTA 0 waits on it, merges, stores
+//                 (no cluster barrier after the loop: its release costs a GPU-scope fence)
 //   KF_P_EARLY  (mma path) 1: pack P to 16-bit pairs right after exp2 (the fp32 scores die before P V)
 //   KF_EXP2_F32 | KF_EXP2_PAIR  (mma path, P_EARLY) P = exp2 one f32 MUFU op per element, or one 16-bit
 //                 pair op per two elements (the exponents are rounded to the element type first; P is
@@ -126,9 +129,9 @@ constexpr bool EXP2_PAIR = false;
 #endif
 static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P_EARLY=1");
 constexpr int KS = KF_KV_SPLITS;
-#if defined(KF_KV_MERGE_CLUSTER) && KF_KV_SPLITS > 1
+#if (defined(KF_KV_MERGE_CLUSTER) || defined(KF_KV_MERGE_PUSH)) && KF_KV_SPLITS > 1
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#error "KV_MERGE=cluster needs sm_90"
+#error "KV_MERGE=cluster / push needs sm_90"
 #endif
 #define KF_USE_CLUSTER 1
 #define KF_CLUSTER_ATTR __cluster_dims__(KF_KV_SPLITS, 1, 1)
@@ -164,6 +167,46 @@ __device__ __forceinline__ unsigned dsmem_map(unsigned saddr, unsigned rank) {
 #endif
   return r;
 }
+#if defined(KF_KV_MERGE_PUSH) && KF_USE_CLUSTER
+constexpr bool MERGE_PUSH = true;
+#else
+constexpr bool MERGE_PUSH = false;
+#endif
+// KV_MERGE=push: CTA 0's mbarrier counts the bytes the other CTAs of the cluster write into its smem.
+__device__ __forceinline__ void push_mbar_init(unsigned mbar, unsigned bytes) {
+#if KF_USE_CLUSTER
+  asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], 1;\n"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+      "fence.mbarrier_init.release.cluster;\n" ::"r"(mbar),
+      "r"(bytes)
+      : "memory");
+#endif
+}
+__device__ __forceinline__ void push_mbar_wait(unsigned mbar) {
+#if KF_USE_CLUSTER
+  asm volatile(
+      "{\n.reg .pred done;\nwait_%=:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra wait_%=;\n}\n" ::"r"(mbar)
+      : "memory");
+#endif
+}
+// 8 bytes into a peer CTA's smem (cluster address), counted on the peer's mbarrier (cluster address)
+__device__ __forceinline__ void push_st2(unsigned caddr, float2 v, unsigned cmbar) {
+#if KF_USE_CLUSTER
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(caddr),
+               "f"(v.x), "f"(v.y), "r"(cmbar)
+               : "memory");
+#endif
+}
+// the startup handshake: CTA 0's mbarrier is initialised before any CTA of the cluster pushes
+__device__ __forceinline__ void cluster_sync_start() {
+#if KF_USE_CLUSTER
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ float2 dsmem_ld2(unsigned caddr) {
   float2 v = make_float2(0.f, 0.f);
 #if KF_USE_CLUSTER
@@ -209,15 +252,6 @@ constexpr bool SPLIT_WAIT = true;
 constexpr bool SPLIT_WAIT = false;
 #endif
 
-// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
-// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
-__device__ __forceinline__ void wait_v() {
-  if constexpr (SPLIT_WAIT) {
-    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
-    __syncthreads();
-  }
-}
-
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(!WN_RANGE || (STAGES >= 2 && !SPLIT_WAIT), "WN_KEYS=range needs STAGES >= 2 and KV_WAIT=joint");
@@ -227,8 +261,8 @@ static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
 
 #if defined(KF_MMA_WGMMA)
-#if !defined(KF_LAYOUT_SWIZZLED) || defined(KF_KV_WAIT_SPLIT)
-#error "MMA=wgmma needs LAYOUT=swizzled and KV_WAIT=joint"
+#if !defined(KF_LAYOUT_SWIZZLED)
+#error "MMA=wgmma needs LAYOUT=swizzled"
 #endif
 typedef kf::Sw128Layout<HD> Lay;  // what wgmma's 128-byte-swizzle descriptors read
 #elif defined(KF_LAYOUT_SWIZZLED)
@@ -268,6 +302,16 @@ __device__ __forceinline__ void publish_smem() {
 #if defined(KF_MMA_WGMMA)
   kf::fence_proxy_async();
 #endif
+}
+
+// With split waits: V_j must be resident before P V. Pending groups allowed after V_j:
+// STAGES == 1: none; else the 2 * (STAGES - 1) groups of the tiles issued after it.
+__device__ __forceinline__ void wait_v() {
+  if constexpr (SPLIT_WAIT) {
+    kf::cp_async_wait<(STAGES == 1 ? 0 : 2 * (STAGES - 1))>();
+    publish_smem();
+    __syncthreads();
+  }
 }
 
 // Barrier of one key group (WN_KEYS=range): named barrier 1 + group over its GT threads.
@@ -734,6 +778,26 @@ struct Path {
         }
       }
   }
+  // KV_MERGE=push: this CTA's slice, in save_partial's layout, into slot `slot` of CTA 0's receive
+  // buffer (cluster address rbuf: O parts of every slot, then their (m, l)), counted on CTA 0's mbarrier
+  __device__ __forceinline__ void push_partial(unsigned rbuf, unsigned mbar, int slot) const {
+    const unsigned o_base = rbuf + (unsigned)slot * BM * HD * 4;
+    const unsigned m_base = rbuf + (unsigned)(KS - 1) * BM * HD * 4 + (unsigned)slot * BM * 8 * 4;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float l = kf::quad_sum(row[mt][r].l);
+        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
+        push_st2(m_base + mi * 8, make_float2(row[mt][r].m, l), mbar);
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          const int oi = (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane;
+          push_st2(o_base + oi * 8, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]), mbar);
+        }
+      }
+  }
+
   // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
   // LD(sp, kind, index): float2 of slot sp; kind 0 = (m, l) array, 1 = O array (float2 indices as in save_partial).
   template <class LD>
@@ -1108,6 +1172,14 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   const int ntiles = min(t0 + per, ntiles_all) - t0;
   const float sl2 = scale * KF_LOG2E;
 
+  // KV_MERGE=push: CTA 0's mbarrier and receive buffer, past the K/V rings (the spec's push_bytes)
+  [[maybe_unused]] unsigned char* push_tail = reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS);
+  [[maybe_unused]] const unsigned push_mbar = kf::smem_u32(push_tail), push_rbuf = push_mbar + 16;
+  if constexpr (MERGE_PUSH) {
+    if (cluster_rank() == 0 && tid == 0) push_mbar_init(push_mbar, (KS - 1) * BM * (HD + 8) * 4);
+    cluster_sync_start();
+  }
+
   Path path;
   path.init(warp, lane);
 #if defined(KF_MMA_WMMA)
@@ -1282,8 +1354,25 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   return;
 #endif
 #if defined(KF_MMA_MMA)
+  if constexpr (MERGE_PUSH) {
+    const int rank = (int)cluster_rank();
+    if (rank != 0) {
+      path.push_partial(dsmem_map(push_rbuf, 0), dsmem_map(push_mbar, 0), rank - 1);
+      return;
+    }
+    push_mbar_wait(push_mbar);
+    const float2* o2 = reinterpret_cast<const float2*>(push_tail + 16);
+    const float2* m2 = o2 + (KS - 1) * BM * HD / 2;
+    path.merge_partials(
+        [&](int sp, int kind, int idx) {
+          return kind == 1 ? o2[(sp - 1) * (BM * HD / 2) + idx] : m2[(sp - 1) * (BM * 4) + idx];
+        },
+        0);
+    path.store(sQ, Oh, m0, S);
+    return;
+  }
 #if KF_USE_CLUSTER
-  {
+  if constexpr (!MERGE_PUSH) {
     // each CTA parks its slice in its own smem (over the idle K/V ring), cluster barrier, then CTA r merges
     // (over DSMEM) and stores the rows of warps w with w % KS == r; a second barrier keeps every CTA's smem
     // alive until all remote reads are done

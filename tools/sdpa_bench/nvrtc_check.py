@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVRTC compile check (no GPU): every spec default plus the split-KV variants, for sm_90 and sm_89,
+"""NVRTC compile check (no GPU): every spec default plus the split-KV and key-group variants, for sm_90 and sm_89,
 on every specialization of the mission + sweep suites; configs the constraints reject for an arch are skipped.
   python3 tools/sdpa_bench/nvrtc_check.py [--jobs N] [--quick]"""
 import argparse
@@ -17,8 +17,11 @@ a = ap.parse_args()
 fam = kb.Family(os.path.join(os.path.dirname(__file__), "..", "..", "search_spaces", "sdpa_fwd.json"))
 cfgs = [dict(c) for c in fam.spec["defaults"]]
 for ks in (2, 4):
-    for merge in ("gmem", "cluster"):
+    for merge in ("gmem", "cluster", "push"):
         c = dict(cfgs[1]); c.update(KV_SPLITS=ks, KV_MERGE=merge); cfgs.append(c)
+for keys in ("range", "pingpong"):  # two key groups over the first default's query rows
+    c = dict(cfgs[0]); c.update(WARPS=2 * c["WARPS"], WARPS_N=2, WN_KEYS=keys, STAGES=2); cfgs.append(c)
+c = dict(cfgs[0]); c.update(LOAD_ORDER="after_qk"); cfgs.append(c)
 specs = {}
 for s in fam.suite("mission") + fam.suite("sweep"):
     specs[(s["D"], s["causal"], s["dtype"])] = s
