@@ -78,6 +78,7 @@ def main():
     ap.add_argument("--json-out", help="write every row (kforge included) as JSON")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--target-us", type=float, default=3000.0)
+    ap.add_argument("--max-launches", type=int, default=2000, help="launches per graph at most (all backends alike)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -108,7 +109,7 @@ def main():
                 fn()
                 torch.cuda.synchronize()
                 outs[name] = hold["o"].clone()
-                tm = kb.time_graph(fn, target_us=args.target_us, reps=args.reps)
+                tm = kb.time_graph(fn, target_us=args.target_us, reps=args.reps, max_launches=args.max_launches)
                 res[name] = dict(tm, err=kb.errors(hold["o"], ref))
             except Exception as e:
                 res[name] = {"error": (str(e).splitlines() or [type(e).__name__])[0][:200]}
@@ -122,7 +123,7 @@ def main():
                     launch()
                     torch.cuda.synchronize()
                     outs["kforge"] = t["O"].clone()
-                    tm = kb.time_graph(launch, target_us=args.target_us, reps=args.reps)
+                    tm = kb.time_graph(launch, target_us=args.target_us, reps=args.reps, max_launches=args.max_launches)
                     torch.cuda.synchronize()
                     res["kforge"] = dict(tm, err=kb.errors(t["O"], ref), config=man.get("config"),
                                          stored_us=(man.get("measured") or {}).get("median_us"))

@@ -459,10 +459,14 @@ class Kernel:
 # Timing (needs torch)
 
 
-def time_graph(fn, target_us=3000.0, reps=25, max_launches=200, warmup=3):
+def time_graph(fn, target_us=3000.0, reps=25, max_launches=2000, warmup=3, probe_launches=10):
     """fn() enqueues one op on torch's current stream. Captures N launches in one CUDA graph
     (N chosen so a replay lasts ~target_us), replays `reps` times, each timed with events.
-    Returns dict(median_us, p10_us, p90_us, launches, reps) per launch."""
+    Returns dict(median_us, p10_us, p90_us, launches, reps) per launch.
+
+    N comes from a probe graph of `probe_launches` launches: a single eager launch costs tens of us
+    of launch latency, so sizing N from it gave the few-us mission kernels only ~20 launches per
+    replay, and each launch then carried ~1/20 of the replay's own start-up cost."""
     import torch
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -472,26 +476,29 @@ def time_graph(fn, target_us=3000.0, reps=25, max_launches=200, warmup=3):
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    e0.record()
-    fn()
-    e1.record()
-    e1.synchronize()
-    est = max(e0.elapsed_time(e1) * 1000.0, 1.0)
-    n = int(max(3, min(max_launches, target_us / est)))
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(n):
-            fn()
-    g.replay()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
+
+    def capture(n):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(n):
+                fn()
+        g.replay()
+        torch.cuda.synchronize()
+        return g
+
+    def replay_us(g, n):
         e0.record()
         g.replay()
         e1.record()
         e1.synchronize()
-        ts.append(e0.elapsed_time(e1) * 1000.0 / n)
-    ts.sort()
+        return e0.elapsed_time(e1) * 1000.0 / n
+
+    probe = capture(probe_launches)
+    est = max(min(replay_us(probe, probe_launches) for _ in range(3)), 0.5)
+    del probe
+    n = int(max(3, min(max_launches, target_us / est)))
+    g = capture(n)
+    ts = sorted(replay_us(g, n) for _ in range(reps))
     del g
     return {"median_us": statistics.median(ts), "p10_us": ts[len(ts) // 10], "p90_us": ts[(len(ts) * 9) // 10],
             "launches": n, "reps": reps}
