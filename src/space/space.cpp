@@ -7,8 +7,12 @@
 
 namespace kf {
 
-SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid)
-    : params_(std::move(params)), valid_(std::move(valid)), prefix_valid_(std::move(prefix_valid)) {
+SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid,
+                         LeafValidity leaf_valid)
+    : params_(std::move(params)),
+      valid_(std::move(valid)),
+      prefix_valid_(std::move(prefix_valid)),
+      leaf_valid_(prefix_valid_ ? std::move(leaf_valid) : LeafValidity{}) {
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i].values.empty())
       throw std::invalid_argument("parameter '" + params_[i].name + "' has an empty domain");
@@ -81,7 +85,7 @@ const std::vector<Config>& SearchSpace::valid_configs() const {
   Config prefix;
   auto walk = [&](auto&& self, size_t depth) -> void {
     if (depth == params_.size()) {
-      if (!valid_ || valid_(prefix)) out.push_back(prefix);
+      if (leaf_valid_ ? leaf_valid_(prefix) : (!valid_ || valid_(prefix))) out.push_back(prefix);
       return;
     }
     const auto& p = params_[depth];

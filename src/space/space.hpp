@@ -24,7 +24,12 @@ class SearchSpace {
   // prefix) still complete to a valid config? It may let invalid prefixes through (the full
   // Validity decides at the end) but must never reject a prefix of a valid config.
   using PrefixValidity = std::function<bool(const Config& prefix, size_t depth)>;
-  SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid = {});
+  // Optional, for enumeration only, with a PrefixValidity: the exact validity of a complete
+  // config whose every prefix passed it (so it may skip what the prefixes decided). Without
+  // it the full Validity decides each complete config.
+  using LeafValidity = std::function<bool(const Config&)>;
+  SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixValidity prefix_valid = {},
+              LeafValidity leaf_valid = {});
 
   const std::vector<ParamSpec>& params() const { return params_; }
   // Size of the Cartesian product, valid or not.
@@ -49,6 +54,7 @@ class SearchSpace {
   std::vector<ParamSpec> params_;
   Validity valid_;
   PrefixValidity prefix_valid_;
+  LeafValidity leaf_valid_;
   mutable std::optional<std::vector<Config>> valid_cache_;
 };
 
