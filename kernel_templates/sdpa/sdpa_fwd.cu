@@ -1195,7 +1195,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   if constexpr (WN_RANGE) {
     // Key group g streams tiles [gt0, gt0 + gn) through its own ring with its own GT threads and
-    // barrier: the groups run out of step, so one's softmax overlaps another's MMAs on the SM.
+    // barrier, so no group waits for another's tiles. Left alone the groups still run in phase
+    // (same work, same start); pingpong makes them take turns issuing MMAs (perf_notes item 21).
     const int g = warp / WM, gtid = tid - g * GT;
     const int gper = (ntiles + WN - 1) / WN;
     const int gt0 = t0 + min(g * gper, ntiles);
