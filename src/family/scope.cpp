@@ -112,9 +112,9 @@ PrefixStages prefix_stages(const Family& f) {
 // The constraints decided by exactly `depth` parameters, checked on a prefix of that length
 // (the ones decided earlier passed on the way down), with only the derived values they read.
 // On a complete config (depth = every parameter) every derived value is computed (an error
-// invalidates the config, as in violated_constraint): with
-// the checks on the way down, that is exactly violated_constraint's verdict, at a fraction of
-// its cost (the enumeration of the attention space runs it ~1e6 times).
+// invalidates the config, as in violated_constraint): with the checks on the way down, that is
+// exactly violated_constraint's verdict, at a fraction of its cost (the enumeration of the
+// attention space runs it ~1e6 times).
 bool prefix_may_be_valid(const Family& f, const PrefixStages& stages, const Config& prefix, size_t depth,
                          const Shape& s, const DeviceLimits& d) {
   const bool complete = depth == f.params.size();

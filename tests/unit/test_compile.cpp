@@ -340,6 +340,46 @@ TEST_F(CompileTest, VecaddTestFamilyCompiles) {
 // MMA=wgmma needs sm_90a: the attention spec's arch_suffix picks it, NVRTC compiles every wgmma
 // default for it (both element types, causal and not, D 64 and 128), and on sm_89 no wgmma config
 // is valid.
+// The wgmma structural variants the defaults do not use (key groups over own tile ranges, with and
+// without the warpgroup ping-pong; split-KV merged by st.async push or over DSMEM; split K/V waits
+// with the loads issued after Q K^T) stay valid on sm_90 and compile for sm_90a.
+TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
+  const Shape shape = parse_shape(f, "B=2,H=8,S=512,D=64,causal=1,dtype=f16");
+  const SearchSpace sm90 = make_space(f, shape, DeviceLimits::for_arch("sm_90"));
+  Config base;
+  for (const auto& c : f.defaults)
+    if (std::get<std::string>(c.at("MMA")) == "wgmma" && std::get<int64_t>(c.at("BLOCK_M")) == 64) {
+      base = c;
+      break;
+    }
+  ASSERT_FALSE(base.empty());
+  base["KV_WAIT"] = std::string("joint");
+  base["LOAD_ORDER"] = std::string("first");
+  base["KV_SPLITS"] = int64_t{1};
+  base["KV_MERGE"] = std::string("gmem");
+  base["STAGES"] = int64_t{2};
+  const std::vector<std::map<std::string, Value>> changes = {
+      {{"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"WN_KEYS", std::string("range")}},
+      {{"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"WN_KEYS", std::string("pingpong")}},
+      {{"KV_SPLITS", int64_t{2}}, {"KV_MERGE", std::string("push")}},
+      {{"KV_SPLITS", int64_t{4}}, {"KV_MERGE", std::string("cluster")}},
+      {{"KV_WAIT", std::string("split")}, {"LOAD_ORDER", std::string("after_qk")}}};
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  for (const auto& change : changes) {
+    Config c = base;
+    for (const auto& [name, value] : change) c[name] = value;
+    ASSERT_TRUE(sm90.valid(c)) << to_string(c);
+    jobs.emplace_back(to_string(c), pool.submit(render_variant(f, c, shape), "sm_90"));
+  }
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
+  }
+}
+
 TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
   const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
   CubinCache cache(dir_);

@@ -448,7 +448,8 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
       {"STAGES", {int64_t{2}, int64_t{4}}},     {"VEC", {int64_t{8}}},
       {"WARPS", {int64_t{4}, int64_t{8}}},      {"MIN_BLOCKS", {int64_t{1}}},
       {"LAYOUT", {std::string("swizzled"), std::string("padded")}},
-      // one value of each pair the constraints treat alike, so the product stays ~1e7
+      // values the constraints treat alike narrowed to one (range ~ pingpong, cluster ~ push), so
+      // the product stays ~1e7
       {"WN_KEYS", {std::string("tile"), std::string("pingpong")}},
       {"KV_MERGE", {std::string("gmem"), std::string("push")}}, {"LAZY_RESCALE", {int64_t{1}}}};
   for (auto& p : sdpa.params)
