@@ -146,8 +146,9 @@ __device__ __forceinline__ void cluster_sync_all() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
-// Execution-only barrier (no memory ordering): keeps this CTA's smem alive until the peers have
-// read it. The release form above costs a GPU-scope MEMBAR that waits for this CTA's O stores.
+// Execution-only barrier (no memory ordering of its own): keeps this CTA's smem alive until the
+// peers have read it (the release form above costs a GPU-scope MEMBAR that waits for this CTA's
+// O stores), and, after fence.mbarrier_init, holds the cluster until CTA 0's mbarrier exists.
 __device__ __forceinline__ void cluster_sync_relaxed() {
 #if KF_USE_CLUSTER
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
@@ -200,13 +201,6 @@ __device__ __forceinline__ void push_st2(unsigned caddr, float2 v, unsigned cmba
                : "memory");
 #endif
 }
-// the startup handshake: CTA 0's mbarrier is initialised before any CTA of the cluster pushes
-__device__ __forceinline__ void cluster_sync_start() {
-#if KF_USE_CLUSTER
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
-#endif
-}
-
 __device__ __forceinline__ float2 dsmem_ld2(unsigned caddr) {
   float2 v = make_float2(0.f, 0.f);
 #if KF_USE_CLUSTER
@@ -1177,7 +1171,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   [[maybe_unused]] const unsigned push_mbar = kf::smem_u32(push_tail), push_rbuf = push_mbar + 16;
   if constexpr (MERGE_PUSH) {
     if (cluster_rank() == 0 && tid == 0) push_mbar_init(push_mbar, (KS - 1) * BM * (HD + 8) * 4);
-    cluster_sync_start();
+    cluster_sync_relaxed();  // no CTA pushes before CTA 0's mbarrier is initialised
   }
 
   Path path;
