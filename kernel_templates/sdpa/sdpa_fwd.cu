@@ -752,44 +752,37 @@ struct Path {
 
   // Split-KV (WARPS_N == 1). Scratch layout per CTA slot, in fragment order so every access is one
   // coalesced float2 per lane: O part [warp][mt][d][r][lane] (float2), (m, l) [warp][mt][r][lane] (float2).
-  template <bool SMEM>
-  __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
-    float2* o2 = reinterpret_cast<float2*>(op);
-    float2* m2 = reinterpret_cast<float2*>(ml);
+  // put(kind, index, value) for each float2 of this thread's slice: kind 0 = (m, l), 1 = O.
+  template <class PUT>
+  __device__ __forceinline__ void for_each_partial(PUT put) const {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const float l = kf::quad_sum(row[mt][r].l);
-        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
-        if (SMEM) m2[mi] = make_float2(row[mt][r].m, l);
-        else __stcg(m2 + mi, make_float2(row[mt][r].m, l));
+        put(0, ((warp * MT + mt) * 2 + r) * 32 + lane, make_float2(row[mt][r].m, l));
 #pragma unroll
-        for (int d = 0; d < NTD; ++d) {
-          const int oi = (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane;
-          if (SMEM) o2[oi] = make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
-          else __stcg(o2 + oi, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
-        }
+        for (int d = 0; d < NTD; ++d)
+          put(1, (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]));
       }
+  }
+  // This CTA's slice into its own smem (cluster) or global scratch (gmem).
+  template <bool SMEM>
+  __device__ __forceinline__ void save_partial(float* __restrict__ op, float* __restrict__ ml) const {
+    float2* o2 = reinterpret_cast<float2*>(op);
+    float2* m2 = reinterpret_cast<float2*>(ml);
+    for_each_partial([&](int kind, int i, float2 v) {
+      float2* dst = (kind == 1 ? o2 : m2) + i;
+      if (SMEM) *dst = v;
+      else __stcg(dst, v);
+    });
   }
   // KV_MERGE=push: this CTA's slice, in save_partial's layout, into slot `slot` of CTA 0's receive
   // buffer (cluster address rbuf: O parts of every slot, then their (m, l)), counted on CTA 0's mbarrier
   __device__ __forceinline__ void push_partial(unsigned rbuf, unsigned mbar, int slot) const {
     const unsigned o_base = rbuf + (unsigned)slot * BM * HD * 4;
     const unsigned m_base = rbuf + (unsigned)(KS - 1) * BM * HD * 4 + (unsigned)slot * BM * 8 * 4;
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const float l = kf::quad_sum(row[mt][r].l);
-        const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
-        push_st2(m_base + mi * 8, make_float2(row[mt][r].m, l), mbar);
-#pragma unroll
-        for (int d = 0; d < NTD; ++d) {
-          const int oi = (((warp * MT + mt) * NTD + d) * 2 + r) * 32 + lane;
-          push_st2(o_base + oi * 8, make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]), mbar);
-        }
-      }
+    for_each_partial([&](int kind, int i, float2 v) { push_st2((kind == 1 ? o_base : m_base) + i * 8, v, mbar); });
   }
 
   // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.

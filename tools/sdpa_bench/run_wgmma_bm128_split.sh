@@ -17,10 +17,4 @@ ab_run wgc diag "${T_DIAG:-90}" --shape B=2,H=8,S=256,D=64,causal=0,dtype=f16 --
   --grid "BLOCK_M=64 WARPS=4 BLOCK_N=128 STAGES=2,3 KV_SPLITS=1 KV_MERGE=gmem Q_IN=regs DIAG=0,1,2 $W" \
   --grid "BLOCK_M=128 WARPS=8 BLOCK_N=128 STAGES=2 KV_SPLITS=2 KV_MERGE=cluster Q_IN=smem DIAG=0,2 $W"
 ab_summary wgc "flash|KV_SPLITS=|BLOCK_M="
-python3 - <<'PY'
-import json, os
-for r in json.load(open(os.environ["OUT"] + "/wgc_diag.json"))["results"]:
-    if "median_us" in r:
-        c = r["config"]
-        print("diag S%d BM%d ST%d KS%d DIAG%s %.2f us" % (r["shape"]["S"], c["BLOCK_M"], c["STAGES"], c["KV_SPLITS"], c.get("DIAG"), r["median_us"]))
-PY
+python3 tools/sdpa_bench/list_times.py "$OUT/wgc_diag.json"

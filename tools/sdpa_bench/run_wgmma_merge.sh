@@ -17,11 +17,4 @@ ab_run wgm diag "${T_DIAG:-120}" --shape B=2,H=8,S=256,D=64,causal=0,dtype=f16 -
   --grid "BLOCK_M=64 WARPS=4 BLOCK_N=64,128 STAGES=2 KV_SPLITS=2 KV_MERGE=cluster,gmem Q_IN=regs DIAG=0,1 $W" \
   --grid "BLOCK_M=128 WARPS=8 BLOCK_N=64,128 STAGES=2 KV_SPLITS=2,4 KV_MERGE=cluster Q_IN=smem DIAG=0,1 $W"
 ab_summary wgm "flash|KV_SPLITS=|BLOCK_M="
-python3 - <<'PY'
-import json, os
-for r in json.load(open(os.environ["OUT"] + "/wgm_diag.json"))["results"]:
-    if "median_us" in r:
-        c = r["config"]
-        print("diag S%d BM%d BN%d ST%d KS%d %s DIAG%s %.2f us" % (r["shape"]["S"], c["BLOCK_M"], c["BLOCK_N"], c["STAGES"],
-              c["KV_SPLITS"], c["KV_MERGE"], c.get("DIAG"), r["median_us"]))
-PY
+python3 tools/sdpa_bench/list_times.py "$OUT/wgm_diag.json"

@@ -15,15 +15,5 @@ ab_run wgo batch "${T_B:-150}" $S --baselines --reps 20 --target-us 2000 \
 ab_run wgo split "${T_S:-150}" --suite mission --reps 20 --target-us 2000 --time-anyway --skip-gate \
   --grid "BLOCK_N=128 STAGES=2 KV_SPLITS=1 KV_MERGE=gmem EXP2=f32,pair DIAG=0,1 $W" \
   --grid "BLOCK_N=64,128 STAGES=2 KV_SPLITS=2 KV_MERGE=cluster EXP2=f32,pair DIAG=0,1 $W"
-python3 - <<'PY'
-import json, os
-for name in ("batch", "split"):
-    for r in json.load(open(os.environ["OUT"] + "/wgo_%s.json" % name))["results"]:
-        if "median_us" in r:
-            c, s = r.get("config"), r["shape"]
-            if r["kind"] != "kforge":
-                print("%s B%d S%d causal%d %s %.2f us" % (name, s["B"], s["S"], s["causal"], r["kind"], r["median_us"]))
-                continue
-            print("%s B%d S%d causal%d BN%d KS%d EXP2=%s DIAG%s %.2f us %s" % (name, s["B"], s["S"], s["causal"], c["BLOCK_N"],
-                  c["KV_SPLITS"], c["EXP2"], c.get("DIAG", 0), r["median_us"], r["status"]))
-PY
+python3 tools/sdpa_bench/list_times.py "$OUT/wgo_batch.json"
+python3 tools/sdpa_bench/list_times.py "$OUT/wgo_split.json"
