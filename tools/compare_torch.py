@@ -60,6 +60,9 @@ def kforge_launcher(drv, man, outdir, tensors, torch):
             args.append(("ptr", t.data_ptr()))
         elif a["kind"] in ("i32", "f32"):
             args.append((a["kind"], a["value"]))
+        elif a["kind"] == "tensor_map":
+            t = tensors[a["name"]]
+            args.append(drv.tensor_map(t.data_ptr(), a["dtype"], a["dims"], a["box"], a.get("swizzle", 0)))
         else:
             raise RuntimeError(f"unsupported arg kind {a['kind']}")
     L = man["launch"]

@@ -22,6 +22,12 @@
 //   KF_LOAD_ORDER_FIRST | KF_LOAD_ORDER_AFTER_QK  when a key-loop iteration issues the cp.async loads
 //                 of the tile STAGES - 1 ahead: before the tile's MMAs, or (wgmma) right after its Q K^T
 //                 is issued, so the ~400 cycles the load issue takes (LSU-bound) run under the tensor cores
+//   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma, D 64)
+//                 one thread's TMA box loads from the tensor maps tmK / tmV, each ring slot completed on a
+//                 "full" mbarrier by byte count (no LSU issue, no cp.async wait in the compute warps)
+//   KF_KV_MCAST  (TMA) cluster of KV_MCAST neighbouring query blocks of one head: each CTA loads 1 / KV_MCAST
+//                 of every K/V tile and multicasts it to all of them, so each tile crosses L2 -> SM once per
+//                 cluster; an "empty" mbarrier per slot counts the cluster's CTAs done with it before reuse
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
@@ -43,8 +49,10 @@
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
-//   unused when KV_SPLITS == 1.
-// Launch: grid (ceil(S / BLOCK_M) * KV_SPLITS, H, B), block 32 * WARPS, dynamic smem = spec's smem_bytes.
+//   unused when KV_SPLITS == 1, then the tensor maps of K and V (TMA only): 3-D (D, S, B*H), box
+//   (64, BLOCK_N / KV_MCAST, 1), 128-byte swizzle.
+// Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS,
+//   dynamic smem = spec's smem_bytes. Query blocks past S (the rounding) only help their cluster load.
 #if defined(KF_MMA_WGMMA)
 // The wgmma path is the mma path (same fragments, softmax and epilogue) with Q K^T and P V on
 // warpgroup MMA (sm_90a): no ldmatrix, no per-warp B fragments in registers.
@@ -58,6 +66,12 @@ constexpr bool WGMMA = false;
 #include "common/mma_sm80.cuh"
 #if defined(KF_MMA_WGMMA)
 #include "common/wgmma_sm90.cuh"
+#endif
+#include "common/tma_sm90.cuh"
+#if defined(KF_KV_LOAD_TMA)
+constexpr bool TMA_KV = true;
+#else
+constexpr bool TMA_KV = false;
 #endif
 #include "common/smem_layout.cuh"
 #include "common/online_softmax.cuh"
@@ -129,14 +143,26 @@ constexpr bool EXP2_PAIR = false;
 #endif
 static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P_EARLY=1");
 constexpr int KS = KF_KV_SPLITS;
-#if (defined(KF_KV_MERGE_CLUSTER) || defined(KF_KV_MERGE_PUSH)) && KF_KV_SPLITS > 1
+#ifndef KF_KV_MCAST
+#define KF_KV_MCAST 1
+#endif
+constexpr int MC = KF_KV_MCAST;
+#if (defined(KF_KV_MERGE_CLUSTER) || defined(KF_KV_MERGE_PUSH)) && KF_KV_SPLITS > 1 && KF_KV_MCAST > 1
+#error "KV_MCAST > 1 and a cluster merge both need the cluster"
+#elif defined(KF_KV_LOAD_TMA) && KF_KV_MCAST > 1
+#define KF_USE_CLUSTER 1
+#define KF_MERGE_IN_CLUSTER 0
+#define KF_CLUSTER_ATTR __cluster_dims__(KF_KV_MCAST, 1, 1)
+#elif (defined(KF_KV_MERGE_CLUSTER) || defined(KF_KV_MERGE_PUSH)) && KF_KV_SPLITS > 1
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "KV_MERGE=cluster / push needs sm_90"
 #endif
 #define KF_USE_CLUSTER 1
+#define KF_MERGE_IN_CLUSTER 1
 #define KF_CLUSTER_ATTR __cluster_dims__(KF_KV_SPLITS, 1, 1)
 #else
 #define KF_USE_CLUSTER 0
+#define KF_MERGE_IN_CLUSTER 0
 #define KF_CLUSTER_ATTR
 #endif
 
@@ -168,7 +194,7 @@ __device__ __forceinline__ unsigned dsmem_map(unsigned saddr, unsigned rank) {
 #endif
   return r;
 }
-#if defined(KF_KV_MERGE_PUSH) && KF_USE_CLUSTER
+#if defined(KF_KV_MERGE_PUSH) && KF_MERGE_IN_CLUSTER
 constexpr bool MERGE_PUSH = true;
 #else
 constexpr bool MERGE_PUSH = false;
@@ -325,6 +351,68 @@ __device__ __forceinline__ void turn_pass(int group) {
 //   sQ [BM][ROWE], sK [RINGS][STAGES][BN][ROWE], sV [RINGS][STAGES][BN][ROWE], then (wmma) S, P, O scratch.
 constexpr int Q_ELEMS = BM * ROWE;
 constexpr int KV_ELEMS = BN * ROWE;
+
+// ---------------------------------------------------------------------------------------------
+// KV_LOAD=tma: the K/V ring filled by TMA. Thread 0 of each CTA loads its 1 / MC slice of every tile
+// (rows [rank * BN / MC, ...)), multicast to the whole cluster when MC > 1; a slot's full mbarrier
+// completes when all of the tile's K and V bytes have landed, from every slice. A slot is refilled
+// once every warp of the CTA is done with it (the loop's CTA barrier) and, with MC > 1, once every
+// CTA of the cluster has said so on the refilling CTA's empty mbarrier (its slice lands in all of them).
+static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !SPLIT_WAIT && !WN_RANGE && KS == 1),
+              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, KV_WAIT=joint, WN_KEYS=tile, KV_SPLITS 1");
+static_assert(MC == 1 || (TMA_KV && BN % (8 * MC) == 0), "KV_MCAST > 1 needs KV_LOAD=tma and 8-row slices");
+struct TmaRing {
+  static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
+  static constexpr unsigned TILE_BYTES = 2u * BN * HD * sizeof(elem_t);
+  unsigned full0 = 0, empty0 = 0;  // STAGES mbarriers each, 8 bytes apart
+  unsigned k_slice = 0, v_slice = 0;  // smem address of this CTA's slice in ring slot 0
+  int row0 = 0, bh = 0;               // key row of this CTA's slice of tile 0; head (b * H + h)
+
+  // All threads; thread 0 initialises the barriers (at `tail`, 16 * STAGES bytes). The caller's next
+  // CTA (MC == 1) or cluster (MC > 1) barrier publishes them before anyone else touches them.
+  __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head, int tid) {
+    const unsigned rank = cluster_rank();
+    full0 = tail;
+    empty0 = tail + 8 * STAGES;
+    k_slice = kf::smem_u32(sK) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
+    v_slice = kf::smem_u32(sV) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
+    row0 = key0 + (int)rank * SLICE;
+    bh = head;
+    if (tid == 0) {
+#pragma unroll
+      for (int st = 0; st < STAGES; ++st) {
+        kf::mbar_init(full0 + 8 * st, 1);
+        kf::mbar_init(empty0 + 8 * st, MC);
+      }
+      kf::fence_mbar_init();
+    }
+  }
+  // Thread 0: this CTA's slice of tile t into slot t % STAGES (past S the box reads zeros).
+  __device__ __forceinline__ void issue(int t, const kf::TmaDesc& tmK, const kf::TmaDesc& tmV) const {
+    const int st = t % STAGES;
+    const unsigned full = full0 + 8 * st, off = st * KV_ELEMS * (unsigned)sizeof(elem_t);
+    if (MC > 1 && t >= STAGES) kf::mbar_wait(empty0 + 8 * st, (t / STAGES - 1) & 1);
+    kf::mbar_arrive_expect_tx(full, TILE_BYTES);
+    const int row = row0 + t * BN;
+    if constexpr (MC > 1) {
+      kf::tma_load_3d_multicast(k_slice + off, tmK, 0, row, bh, full, (unsigned short)((1u << MC) - 1));
+      kf::tma_load_3d_multicast(v_slice + off, tmV, 0, row, bh, full, (unsigned short)((1u << MC) - 1));
+    } else {
+      kf::tma_load_3d(k_slice + off, tmK, 0, row, bh, full);
+      kf::tma_load_3d(v_slice + off, tmV, 0, row, bh, full);
+    }
+  }
+  // All threads: waits until tile t is resident.
+  __device__ __forceinline__ void wait(int t) const { kf::mbar_wait(full0 + 8 * (t % STAGES), (t / STAGES) & 1); }
+  // Thread 0, after the CTA barrier that follows the last use of tile t: with MC > 1, tells every CTA
+  // of the cluster that this CTA is done with the slot, so they may multicast its next tile into it.
+  __device__ __forceinline__ void release(int t) const {
+    if constexpr (MC > 1) {
+#pragma unroll
+      for (int r = 0; r < MC; ++r) kf::mbar_arrive_remote(empty0 + 8 * (t % STAGES), (unsigned)r);
+    }
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Compute paths. Each provides init(), tile<MASK>(sQ, sK, sV, n0, m0, S, scale_log2, issue) and
@@ -1125,7 +1213,8 @@ __device__ __forceinline__ void run_tile(Path& path, const elem_t* sQ, const ele
 extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
              elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
-             float* __restrict__ MLpart, int* __restrict__ Cnt) {
+             float* __restrict__ MLpart, int* __restrict__ Cnt, const __grid_constant__ kf::TmaDesc tmK,
+             const __grid_constant__ kf::TmaDesc tmV) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   // wgmma's swizzle atoms must sit on 1024-byte boundaries (the spec adds 1024 bytes of slack)
   const unsigned align_pad = WGMMA ? (1024u - (kf::smem_u32(smem_raw) & 1023u)) & 1023u : 0u;
@@ -1151,7 +1240,10 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   const elem_t* Vh = V + head;
   elem_t* Oh = O + head;
 
-  const int n_end = CAUSAL ? min(S, m0 + BM) : S;
+  int n_end = CAUSAL ? min(S, m0 + BM) : S;
+  // KV_MCAST: a cluster streams the tiles of its longest query block (its first, heavy-first); the
+  // others mask the extra keys away
+  if (CAUSAL && MC > 1) n_end = min(S, (nblk - (bx / MC) * MC) * BM);
   const int ntiles_all = (n_end + BN - 1) / BN;
   // this CTA's key tiles [t0, t0 + ntiles); a split may get none (it still reports m = -inf, l = 0)
   const int per = (ntiles_all + KS - 1) / KS;
@@ -1159,12 +1251,18 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   const int ntiles = min(t0 + per, ntiles_all) - t0;
   const float sl2 = scale * KF_LOG2E;
 
-  // KV_MERGE=push: CTA 0's mbarrier and receive buffer, past the K/V rings (the spec's push_bytes)
+  // Past the K/V rings: KV_MERGE=push's mbarrier and receive buffer in CTA 0 (the spec's push_bytes), or
+  // KV_LOAD=tma's ring mbarriers (tma_bytes)
   [[maybe_unused]] unsigned char* push_tail = reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS);
   [[maybe_unused]] const unsigned push_mbar = kf::smem_u32(push_tail), push_rbuf = push_mbar + 16;
   if constexpr (MERGE_PUSH) {
     if (cluster_rank() == 0 && tid == 0) push_mbar_init(push_mbar, (KS - 1) * BM * (HD + 8) * 4);
     cluster_sync_relaxed();  // no CTA pushes before CTA 0's mbarrier is initialised
+  }
+  [[maybe_unused]] TmaRing ring;
+  if constexpr (TMA_KV) {
+    ring.init(kf::smem_u32(push_tail), sK, sV, t0 * BN, b * H + h, tid);
+    if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
   }
 
   Path path;
@@ -1233,7 +1331,10 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   } else {
   // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
   // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
-  if constexpr (STAGES > 1) {
+  if constexpr (TMA_KV) {
+    if (tid == 0)
+      for (int st = 0; st < min(STAGES - 1, ntiles); ++st) ring.issue(st, tmK, tmV);
+  } else if constexpr (STAGES > 1) {
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
       if (st < ntiles) load_tile<BN>(sK + st * KV_ELEMS, Kh, (t0 + st) * BN, S, tid);
@@ -1242,7 +1343,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
       kf::cp_async_commit();
     }
   }
-  kf::cp_async_wait<(SPLIT_WAIT ? 2 : 1) * (STAGES - 1)>();
+  kf::cp_async_wait<(TMA_KV ? 0 : (SPLIT_WAIT ? 2 : 1) * (STAGES - 1))>();  // Q
   publish_smem();
   __syncthreads();
   path.q_to_regs(sQ);
@@ -1255,21 +1356,34 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     // Needs K_{jj+1} and V_jj resident: STAGES >= 3, one wait depth less than the plain loop.
     static_assert(!PIPE_QK || (STAGES >= 3 && !SPLIT_WAIT && WN == 1), "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
     float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
-    kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
-    publish_smem();
-    __syncthreads();
+    if constexpr (TMA_KV) {
+      if (ntiles > 0) ring.wait(0);
+    } else {
+      kf::cp_async_wait<(STAGES >= 2 ? STAGES - 2 : 0)>();
+      publish_smem();
+      __syncthreads();
+    }
     if (ntiles > 0) path.qk(sQ, sK, sc);
     for (int jj = 0; jj < ntiles; ++jj) {
       const int j = t0 + jj;
-      kf::cp_async_wait<(STAGES >= 3 ? STAGES - 3 : 0)>();
-      publish_smem();
-      __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
       const int jn = jj + STAGES - 1;
-      if (jn < ntiles) {
-        load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
-        load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
+      if constexpr (TMA_KV) {
+        __syncthreads();  // every warp is done with tile jj-1's slot, which tile jn refills
+        if (tid == 0 && jn < ntiles) {
+          if (jj > 0) ring.release(jj - 1);
+          ring.issue(jn, tmK, tmV);
+        }
+        if (jj + 1 < ntiles) ring.wait(jj + 1);
+      } else {
+        kf::cp_async_wait<(STAGES >= 3 ? STAGES - 3 : 0)>();
+        publish_smem();
+        __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
+        if (jn < ntiles) {
+          load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
+          load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
+        }
+        kf::cp_async_commit();
       }
-      kf::cp_async_commit();
       if (jj + 1 < ntiles) path.qk_issue(sQ, sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
       const elem_t* tV = sV + (jj % STAGES) * KV_ELEMS;
       if (j >= first_mask)
@@ -1293,14 +1407,20 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     // time without the K/V stream into the SM
     const int jn = (KF_DIAG_NO_RELOAD ? ntiles : jj + STAGES - 1);
     auto issue = [&] {  // the tile STAGES - 1 ahead, into the slot every warp is done with
-      if constexpr (STAGES > 1) {
+      if constexpr (TMA_KV) {
+        if (tid == 0 && jn < ntiles) ring.issue(jn, tmK, tmV);
+      } else if constexpr (STAGES > 1) {
         if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
         if (SPLIT_WAIT) kf::cp_async_commit();
         if (jn < ntiles) load_tile<BN>(sV + (jn % STAGES) * KV_ELEMS, Vh, (t0 + jn) * BN, S, tid);
         kf::cp_async_commit();
       }
     };
-    if constexpr (STAGES == 1) {
+    if constexpr (TMA_KV) {
+      __syncthreads();  // every warp is done with tile jj - 1, whose slot tile jn refills
+      if (tid == 0 && jj > 0 && jn < ntiles) ring.release(jj - 1);
+      ring.wait(jj);
+    } else if constexpr (STAGES == 1) {
       if (jj > 0) __syncthreads();
       load_tile<BN>(sK, Kh, j * BN, S, tid);
       if (SPLIT_WAIT) kf::cp_async_commit();
@@ -1335,7 +1455,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 #if KF_STAMPS
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(stamps[17]));
   if (path.diag_checksum() == -1.2345f) stamps[17] = 0;  // keeps P V live (see DIAG=1)
-  if ((tid & 127) == 0) {
+  if ((tid & 127) == 0 && m0 < S) {
     long long* out = reinterpret_cast<long long*>(Oh + (size_t)m0 * HD) + (tid >> 7) * 18;
     for (int k = 0; k < 18; ++k) out[k] = stamps[k];
   }
@@ -1359,7 +1479,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     path.store(sQ, Oh, m0, S);
     return;
   }
-#if KF_USE_CLUSTER
+#if KF_MERGE_IN_CLUSTER
   if constexpr (!MERGE_PUSH) {
     // each CTA parks its slice in its own smem (over the idle K/V ring), cluster barrier, then CTA r merges
     // (over DSMEM) and stores the rows of warps w with w % KS == r; a second barrier keeps every CTA's smem

@@ -154,6 +154,12 @@ class Bench:
                 out.append(("i32", int(kb.ev(a["i32"], scope))))
             elif "f32" in a:
                 out.append(("f32", float(kb.ev(a["f32"], scope))))
+            elif "tensor_map" in a:
+                t = tensors[a["tensor_map"]]
+                out.append(self.drv.tensor_map(t.data_ptr(), kb.dtype_name(t.dtype), [kb.ev(d, scope) for d in a["dims"]],
+                                               [kb.ev(b, scope) for b in a["box"]], a.get("swizzle", 0)))
+            else:
+                raise ValueError(f"unsupported arg {a}")
         return out
 
     def scratch(self, cfg, shape, tensors):

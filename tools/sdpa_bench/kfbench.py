@@ -399,12 +399,48 @@ class Driver:
                 "smem_per_block": self.attr(8), "max_threads": self.attr(1), "regs_per_block": self.attr(12),
                 "l2_bytes": self.attr(38)}
 
+    def tensor_map(self, ptr, dtype, dims, box, swizzle=0):
+        """A CUtensorMap (cuTensorMapEncodeTiled) over the packed tensor at device address ptr: dims and
+        box innermost first, interleave none, L2 promotion 256B, out-of-range elements read as zeros.
+        Returns the 128-byte map as a launcher argument ('tmap', holder)."""
+        esize = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4}[dtype]
+        dtype_enum = {"f16": 6, "bf16": 9, "f32": 7, "i32": 3}[dtype]
+        swz = {0: 0, 32: 1, 64: 2, 128: 3}[int(swizzle)]
+        rank = len(dims)
+        u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+        gdim = (u64 * rank)(*[int(d) for d in dims])
+        strides, acc = [], esize
+        for d in dims[:-1]:
+            acc *= int(d)
+            strides.append(acc)
+        gstr = (u64 * max(1, rank - 1))(*(strides or [0]))
+        bdim = (u32 * rank)(*[int(b) for b in box])
+        estr = (u32 * rank)(*([1] * rank))
+        holder = TensorMapArg()
+        fn = self.lib.cuTensorMapEncodeTiled
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_int, u32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        self.check(fn(holder.address(), dtype_enum, rank, ctypes.c_void_p(ptr), gdim, gstr, bdim, estr, 0, swz, 3, 0),
+                   f"cuTensorMapEncodeTiled(dims {list(dims)}, box {list(box)}, swizzle {swizzle})")
+        return ("tmap", holder)
+
     def load(self, cubin, entry):
         mod = ctypes.c_void_p()
         self.check(self.lib.cuModuleLoadData(ctypes.byref(mod), cubin), "cuModuleLoadData")
         fn = ctypes.c_void_p()
         self.check(self.lib.cuModuleGetFunction(ctypes.byref(fn), mod, entry.encode()), "cuModuleGetFunction")
         return Kernel(self, mod, fn)
+
+
+class TensorMapArg:
+    """128 bytes at a 64-byte-aligned host address: a CUtensorMap, passed to the kernel by value."""
+
+    def __init__(self):
+        self._buf = ctypes.create_string_buffer(128 + 64)
+        self._addr = (ctypes.addressof(self._buf) + 63) & ~63
+
+    def address(self):
+        return ctypes.c_void_p(self._addr)
 
 
 class Kernel:
@@ -430,10 +466,15 @@ class Kernel:
             self._smem_set = smem
 
     def launcher(self, grid, block, smem, args):
-        """args: list of ('ptr', int) | ('i32', int) | ('f32', float). Returns fn(stream_handle)."""
+        """args: list of ('ptr', int) | ('i32', int) | ('f32', float) | ('tmap', TensorMapArg).
+        Returns fn(stream_handle)."""
         self.prepare(smem)
-        holders = []
+        holders, addrs = [], []
         for kind, v in args:
+            if kind == "tmap":
+                holders.append(v)
+                addrs.append(v.address())
+                continue
             if kind == "ptr":
                 holders.append(ctypes.c_void_p(v))
             elif kind == "i32":
@@ -442,7 +483,8 @@ class Kernel:
                 holders.append(ctypes.c_float(float(v)))
             else:
                 raise ValueError(kind)
-        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+            addrs.append(ctypes.cast(ctypes.byref(holders[-1]), ctypes.c_void_p))
+        params = (ctypes.c_void_p * len(holders))(*addrs)
         lib, fn, drv = self.drv.lib, self.fn, self.drv
         g = [int(x) for x in grid]
         b = [int(x) for x in block]
@@ -507,6 +549,11 @@ def time_graph(fn, target_us=3000.0, reps=25, max_launches=2000, warmup=3, probe
 def torch_dtype(name):
     import torch
     return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[name]
+
+
+def dtype_name(torch_dt):
+    import torch
+    return {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.int32: "i32"}[torch_dt]
 
 
 def sdpa_backends():
