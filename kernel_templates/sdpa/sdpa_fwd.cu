@@ -358,9 +358,10 @@ constexpr int KV_ELEMS = BN * ROWE;
 // completes when all of the tile's K and V bytes have landed, from every slice. A slot is refilled
 // once every warp of the CTA is done with it (the loop's CTA barrier) and, with MC > 1, once every
 // CTA of the cluster has said so on the refilling CTA's empty mbarrier (its slice lands in all of them).
-static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !SPLIT_WAIT && !WN_RANGE && KS == 1),
-              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, KV_WAIT=joint, WN_KEYS=tile, KV_SPLITS 1");
-static_assert(MC == 1 || (TMA_KV && BN % (8 * MC) == 0), "KV_MCAST > 1 needs KV_LOAD=tma and 8-row slices");
+static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !SPLIT_WAIT && !WN_RANGE),
+              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, KV_WAIT=joint, WN_KEYS=tile");
+static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
+              "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
 struct TmaRing {
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
   static constexpr unsigned TILE_BYTES = 2u * BN * HD * sizeof(elem_t);
@@ -371,7 +372,7 @@ struct TmaRing {
   // All threads; thread 0 initialises the barriers (at `tail`, 16 * STAGES bytes). The caller's next
   // CTA (MC == 1) or cluster (MC > 1) barrier publishes them before anyone else touches them.
   __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head, int tid) {
-    const unsigned rank = cluster_rank();
+    const unsigned rank = MC > 1 ? cluster_rank() : 0u;  // (a split-KV cluster's rank is no slice)
     full0 = tail;
     empty0 = tail + 8 * STAGES;
     k_slice = kf::smem_u32(sK) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
@@ -1261,7 +1262,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   }
   [[maybe_unused]] TmaRing ring;
   if constexpr (TMA_KV) {
-    ring.init(kf::smem_u32(push_tail), sK, sV, t0 * BN, b * H + h, tid);
+    constexpr unsigned push_bytes = MERGE_PUSH ? 16 + (KS - 1) * BM * (HD + 8) * 4 : 0;
+    ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid);
     if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
   }
 
