@@ -1421,7 +1421,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     if constexpr (TMA_KV) {
       __syncthreads();  // every warp is done with tile jj - 1, whose slot tile jn refills
       if (tid == 0 && jj > 0 && jn < ntiles) ring.release(jj - 1);
-      ring.wait(jj);
+      if (!KF_DIAG_NO_RELOAD || jj < STAGES - 1) ring.wait(jj);  // DIAG=2 loads the prologue's tiles only
     } else if constexpr (STAGES == 1) {
       if (jj > 0) __syncthreads();
       load_tile<BN>(sK, Kh, j * BN, S, tid);

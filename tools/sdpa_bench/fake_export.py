@@ -45,6 +45,11 @@ for x in fam.spec["args"]:
                      "count": int(kb.ev(b["count"], sc))})
     elif "i32" in x:
         args.append({"kind": "i32", "value": int(kb.ev(x["i32"], sc))})
+    elif "tensor_map" in x:
+        b = [b for b in fam.spec["buffers"] if b["name"] == x["tensor_map"]][0]
+        args.append({"kind": "tensor_map", "name": b["name"], "dtype": kb.ev(b["dtype"], sc),
+                     "dims": [int(kb.ev(d, sc)) for d in x["dims"]], "box": [int(kb.ev(v, sc)) for v in x["box"]],
+                     "swizzle": int(x.get("swizzle", 0))})
     else:
         args.append({"kind": "f32", "value": float(kb.ev(x["f32"], sc))})
 json.dump({"entry": fam.entry, "cubin": "sdpa_fwd.cubin", "launch": {"grid": grid, "block": block, "smem": smem},
