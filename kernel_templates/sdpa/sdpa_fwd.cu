@@ -355,26 +355,33 @@ constexpr int KV_ELEMS = BN * ROWE;
 // ---------------------------------------------------------------------------------------------
 // KV_LOAD=tma: the K/V ring filled by TMA. Thread 0 of each CTA loads its 1 / MC slice of every tile
 // (rows [rank * BN / MC, ...)), multicast to the whole cluster when MC > 1; a slot's full mbarrier
-// completes when all of the tile's K and V bytes have landed, from every slice. A slot is refilled
+// completes when all of the tile's K and V bytes have landed, from every slice (KV_WAIT=split: K on
+// it, V on a second one, waited for just before P V, so Q K^T and the softmax run while V lands). A slot is refilled
 // once every warp of the CTA is done with it (the loop's CTA barrier) and, with MC > 1, once every
 // CTA of the cluster has said so on the refilling CTA's empty mbarrier (its slice lands in all of them).
-static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !SPLIT_WAIT && !WN_RANGE),
-              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, KV_WAIT=joint, WN_KEYS=tile");
+static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !WN_RANGE),
+              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, WN_KEYS=tile");
+static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
 struct TmaRing {
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
   static constexpr unsigned TILE_BYTES = 2u * BN * HD * sizeof(elem_t);
-  unsigned full0 = 0, empty0 = 0;  // STAGES mbarriers each, 8 bytes apart
+  static constexpr unsigned SLOT_BYTES = KV_ELEMS * (unsigned)sizeof(elem_t);
+  unsigned full0 = 0, empty0 = 0, full_v0 = 0;  // STAGES mbarriers each, 8 bytes apart
   unsigned k_slice = 0, v_slice = 0;  // smem address of this CTA's slice in ring slot 0
+  unsigned v_ring = 0;                // smem address of V's ring slot 0
+  unsigned v_phase = 0;               // KV_WAIT=split: bit s = parity of slot s's next V wait
   int row0 = 0, bh = 0;               // key row of this CTA's slice of tile 0; head (b * H + h)
 
-  // All threads; thread 0 initialises the barriers (at `tail`, 16 * STAGES bytes). The caller's next
+  // All threads; thread 0 initialises the barriers (at `tail`, 24 * STAGES bytes). The caller's next
   // CTA (MC == 1) or cluster (MC > 1) barrier publishes them before anyone else touches them.
   __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head, int tid) {
     const unsigned rank = MC > 1 ? cluster_rank() : 0u;  // (a split-KV cluster's rank is no slice)
     full0 = tail;
     empty0 = tail + 8 * STAGES;
+    full_v0 = tail + 16 * STAGES;
+    v_ring = kf::smem_u32(sV);
     k_slice = kf::smem_u32(sK) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
     v_slice = kf::smem_u32(sV) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
     row0 = key0 + (int)rank * SLICE;
@@ -384,6 +391,7 @@ struct TmaRing {
       for (int st = 0; st < STAGES; ++st) {
         kf::mbar_init(full0 + 8 * st, 1);
         kf::mbar_init(empty0 + 8 * st, MC);
+        kf::mbar_init(full_v0 + 8 * st, 1);
       }
       kf::fence_mbar_init();
     }
@@ -391,19 +399,28 @@ struct TmaRing {
   // Thread 0: this CTA's slice of tile t into slot t % STAGES (past S the box reads zeros).
   __device__ __forceinline__ void issue(int t, const kf::TmaDesc& tmK, const kf::TmaDesc& tmV) const {
     const int st = t % STAGES;
-    const unsigned full = full0 + 8 * st, off = st * KV_ELEMS * (unsigned)sizeof(elem_t);
+    const unsigned full = full0 + 8 * st, full_v = SPLIT_WAIT ? full_v0 + 8 * st : full, off = st * SLOT_BYTES;
     if (MC > 1 && t >= STAGES) kf::mbar_wait(empty0 + 8 * st, (t / STAGES - 1) & 1);
-    kf::mbar_arrive_expect_tx(full, TILE_BYTES);
     const int row = row0 + t * BN;
-    if constexpr (MC > 1) {
-      kf::tma_load_3d_multicast(k_slice + off, tmK, 0, row, bh, full, (unsigned short)((1u << MC) - 1));
-      kf::tma_load_3d_multicast(v_slice + off, tmV, 0, row, bh, full, (unsigned short)((1u << MC) - 1));
-    } else {
-      kf::tma_load_3d(k_slice + off, tmK, 0, row, bh, full);
-      kf::tma_load_3d(v_slice + off, tmV, 0, row, bh, full);
-    }
+    kf::mbar_arrive_expect_tx(full, SPLIT_WAIT ? TILE_BYTES / 2 : TILE_BYTES);
+    load(k_slice + off, tmK, row, full);
+    if constexpr (SPLIT_WAIT) kf::mbar_arrive_expect_tx(full_v, TILE_BYTES / 2);
+    load(v_slice + off, tmV, row, full_v);
   }
-  // All threads: waits until tile t is resident.
+  __device__ __forceinline__ void load(unsigned dst, const kf::TmaDesc& map, int row, unsigned mbar) const {
+    if constexpr (MC > 1)
+      kf::tma_load_3d_multicast(dst, map, 0, row, bh, mbar, (unsigned short)((1u << MC) - 1));
+    else
+      kf::tma_load_3d(dst, map, 0, row, bh, mbar);
+  }
+  // All threads, KV_WAIT=split: waits until the V tile at sV (a ring slot, or a key group's part of one)
+  // is resident. Each tile's V is waited for once, in order, so a parity bit per slot tracks the phase.
+  __device__ __forceinline__ void wait_v(const elem_t* sV) {
+    const unsigned slot = (kf::smem_u32(sV) - v_ring) / SLOT_BYTES;
+    kf::mbar_wait(full_v0 + 8 * slot, (v_phase >> slot) & 1u);
+    v_phase ^= 1u << slot;
+  }
+  // All threads: waits until tile t (KV_WAIT=split: its K) is resident.
   __device__ __forceinline__ void wait(int t) const { kf::mbar_wait(full0 + 8 * (t % STAGES), (t / STAGES) & 1); }
   // Thread 0, after the CTA barrier that follows the last use of tile t: with MC > 1, tells every CTA
   // of the cluster that this CTA is done with the slot, so they may multicast its next tile into it.
@@ -437,6 +454,7 @@ struct Path {
   kf::OnlineRow row[MT][2];
   unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
   int warp, lane, wn;  // warp = row group (0..WM-1), wn = key group (0..WN-1)
+  TmaRing* ring = nullptr;  // KV_LOAD=tma: where P V waits for V (KV_WAIT=split)
 
   __device__ __forceinline__ void init(int w, int l) {
     warp = w % WM;
@@ -740,7 +758,10 @@ struct Path {
     }
 
     // O += P V
-    wait_v();
+    if constexpr (TMA_KV && SPLIT_WAIT)
+      ring->wait_v(sV);
+    else
+      wait_v();
 #if defined(KF_MMA_WGMMA)
     wg_pv(s, pk, sV);
 #else
@@ -1269,6 +1290,9 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   Path path;
   path.init(warp, lane);
+#if defined(KF_MMA_MMA)
+  path.ring = &ring;
+#endif
 #if defined(KF_MMA_WMMA)
   path.set_scratch(reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS), sQ);
 #endif
