@@ -1,5 +1,5 @@
 #!/bin/bash
-# TMA_LATE_V experiment (perf_notes item 32; an extra define, not a spec parameter): with KV_WAIT=split,
+# TMA_LATE_V experiment (perf_notes item 32; an extra define from variants/tma_late_v.patch, apply it first): with KV_WAIT=split,
 # V_j is requested only once K_j has landed (tile j starts), so Q and K_0 reach the SM before any V and the
 # first Q K^T starts earlier. Reading of items 28-31: every tile moves ~32 KB into the SM in ~1450 cycles
 # (~22 B/cycle) and the prologue's ~2000 cycles match Q + K_0 + V_0 (40 KB) at that rate. Predicted: tile 0
