@@ -433,11 +433,12 @@ class Driver:
 
 
 class TensorMapArg:
-    """128 bytes at a 64-byte-aligned host address: a CUtensorMap, passed to the kernel by value."""
+    """128 bytes at a 128-byte-aligned host address (CUDA 13's CUtensorMap alignment): a tensor map,
+    passed to the kernel by value."""
 
     def __init__(self):
-        self._buf = ctypes.create_string_buffer(128 + 64)
-        self._addr = (ctypes.addressof(self._buf) + 63) & ~63
+        self._buf = ctypes.create_string_buffer(128 + 128)
+        self._addr = (ctypes.addressof(self._buf) + 127) & ~127
 
     def address(self):
         return ctypes.c_void_p(self._addr)
