@@ -18,8 +18,28 @@ size_t checked_count(const BufferSpec& b, const Scope& scope) {
 
 bool named_in(const std::vector<ArgSpec>& args, const std::string& name) {
   for (const ArgSpec& a : args)
-    if (a.kind == ArgSpec::Kind::Buffer && a.buffer == name) return true;
+    if ((a.kind == ArgSpec::Kind::Buffer || a.kind == ArgSpec::Kind::TensorMap) && a.buffer == name) return true;
   return false;
+}
+
+const BufferSlot& slot_named(const std::vector<BufferSlot>& slots, const std::string& name) {
+  for (const BufferSlot& s : slots)
+    if (s.spec->name == name) return s;
+  throw ExprError("argument names unknown buffer '" + name + "'");
+}
+
+std::vector<int64_t> eval_ints(const std::vector<Expr>& exprs, const Scope& scope) {
+  std::vector<int64_t> out;
+  for (const Expr& e : exprs) out.push_back(e.eval_int(scope));
+  return out;
+}
+
+// Checks and encodes a tensor_map argument over its buffer's working copy.
+void pack_tensor_map(TensorMapBytes& out, const ArgSpec& a, size_t index, const BufferSlot& s, const Scope& scope) {
+  const TensorMapGeometry g = tensor_map_geometry(tensor_map_what(index, a.buffer), s.dtype, s.count,
+                                                  eval_ints(a.dims, scope), eval_ints(a.box, scope), a.swizzle);
+  check_tensor_map_address(g, reinterpret_cast<uintptr_t>(s.work.get()));
+  encode_tensor_map(out, g, s.work.get());
 }
 
 }  // namespace
@@ -74,16 +94,15 @@ void DataSet::prepare(const std::vector<ArgSpec>& args, const Scope& scope, bool
 ArgPack DataSet::pack(const std::vector<ArgSpec>& args, const Scope& scope) const {
   ArgPack p;
   p.slots.resize(args.size(), 0);
-  for (size_t i = 0; i < args.size(); ++i) {
+  size_t maps = 0;
+  for (const ArgSpec& a : args) maps += a.kind == ArgSpec::Kind::TensorMap;
+  p.maps.resize(maps);
+  for (size_t i = 0, m = 0; i < args.size(); ++i) {
     const ArgSpec& a = args[i];
     void* dst = &p.slots[i];
     switch (a.kind) {
       case ArgSpec::Kind::Buffer: {
-        const BufferSlot* found = nullptr;
-        for (const BufferSlot& s : slots_)
-          if (s.spec->name == a.buffer) found = &s;
-        if (!found) throw ExprError("argument names unknown buffer '" + a.buffer + "'");
-        void* ptr = found->work.get();
+        void* ptr = slot_named(slots_, a.buffer).work.get();
         std::memcpy(dst, &ptr, sizeof ptr);
         break;
       }
@@ -105,9 +124,16 @@ ArgPack DataSet::pack(const std::vector<ArgSpec>& args, const Scope& scope) cons
         std::memcpy(dst, &v, sizeof v);
         break;
       }
+      case ArgSpec::Kind::TensorMap:
+        pack_tensor_map(p.maps[m++], a, i, slot_named(slots_, a.buffer), scope);
+        break;
     }
   }
-  for (uint64_t& s : p.slots) p.ptrs.push_back(&s);
+  // The launch copies each parameter from where its pointer points: a map's 128 bytes from
+  // its own storage, anything else from its slot.
+  for (size_t i = 0, m = 0; i < args.size(); ++i)
+    p.ptrs.push_back(args[i].kind == ArgSpec::Kind::TensorMap ? static_cast<void*>(&p.maps[m++])
+                                                               : static_cast<void*>(&p.slots[i]));
   return p;
 }
 

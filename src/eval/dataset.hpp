@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eval/buffers.hpp"
+#include "eval/tensor_map_encode.hpp"
 #include "family/family.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/library.hpp"
@@ -26,10 +27,20 @@ struct BufferSlot {
   std::vector<float> reference;    // outputs only
 };
 
-// Kernel parameters: 8-byte slots and the pointer array cudaLaunchKernel takes.
+// Kernel parameters: 8-byte slots for pointers and scalars, 128-byte aligned storage for tensor
+// maps, and the pointer array cudaLaunchKernel takes. `ptrs` points into `slots` and `maps`,
+// which are sized before it is filled and never resized after; a move keeps their storage, a
+// copy would not, so there is none.
 struct ArgPack {
   std::vector<uint64_t> slots;
+  std::vector<TensorMapBytes> maps;
   std::vector<void*> ptrs;
+
+  ArgPack() = default;
+  ArgPack(ArgPack&&) = default;
+  ArgPack& operator=(ArgPack&&) = default;
+  ArgPack(const ArgPack&) = delete;
+  ArgPack& operator=(const ArgPack&) = delete;
 };
 
 class DataSet {
@@ -45,7 +56,8 @@ class DataSet {
   // buffers named in `args` are sized in `scope`; they are zeroed when (re)allocated and
   // when zero_scratch is set.
   void prepare(const std::vector<ArgSpec>& args, const Scope& scope, bool zero_scratch);
-  ArgPack pack(const std::vector<ArgSpec>& args, const Scope& scope) const;  // throws ExprError
+  // Throws ExprError for a value out of range or a tensor map the rules or the driver refuse.
+  ArgPack pack(const std::vector<ArgSpec>& args, const Scope& scope) const;
   // Downloads output slot i (waits for the stream) as floats.
   std::vector<float> read_output(size_t i) const;
   // Runs the reference once (after prepare) and keeps its outputs. Returns an error line if

@@ -1,8 +1,10 @@
 #include "export/kernel_model.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
+#include "eval/tensor_map.hpp"
 #include "util/hash.hpp"
 
 namespace kf::exporter {
@@ -61,6 +63,42 @@ std::string rename_identifier(const std::string& source, const std::string& from
   return out;
 }
 
+namespace {
+
+// A tensor_map argument for the exported shape, checked by kforge's own rules (an export whose
+// map kforge could not encode fails here, with the reason).
+nlohmann::json tensor_map_entry(const ArgSpec& a, size_t index, const std::vector<ExportBuffer>& buffers,
+                                const Scope& scope) {
+  const ExportBuffer* eb = nullptr;
+  for (const auto& x : buffers)
+    if (x.name == a.buffer) eb = &x;
+  if (!eb) throw std::runtime_error("export: tensor map argument names unknown buffer '" + a.buffer + "'");
+  std::vector<int64_t> dims, box;
+  nlohmann::json dims_expr = nlohmann::json::array(), box_expr = nlohmann::json::array();
+  for (const Expr& e : a.dims) {
+    dims.push_back(e.eval_int(scope));
+    dims_expr.push_back(e.text());
+  }
+  for (const Expr& e : a.box) {
+    box.push_back(e.eval_int(scope));
+    box_expr.push_back(e.text());
+  }
+  const TensorMapGeometry g = tensor_map_geometry(tensor_map_what(index, a.buffer), dtype_from_string(eb->dtype),
+                                                  static_cast<uint64_t>(std::max<int64_t>(eb->count, 0)), dims, box,
+                                                  a.swizzle);
+  return {{"kind", "tensor_map"},
+          {"name", eb->name},
+          {"dtype", eb->dtype},
+          {"dims", dims},
+          {"box", box},
+          {"swizzle", a.swizzle},
+          {"strides", std::vector<uint64_t>(g.strides.begin(), g.strides.begin() + (g.rank - 1))},
+          {"dims_expr", dims_expr},
+          {"box_expr", box_expr}};
+}
+
+}  // namespace
+
 KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
                               const std::string& base_arch, const DeviceLimits& limits) {
   KernelModel m;
@@ -114,6 +152,9 @@ KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, 
         m.args.push_back({{"kind", "f32"},
                           {"value", static_cast<double>(static_cast<float>(a.value.eval_double(scope)))},
                           {"expr", a.value.text()}});
+        break;
+      case ArgSpec::Kind::TensorMap:
+        m.args.push_back(tensor_map_entry(a, m.args.size(), m.buffers, scope));
         break;
     }
   }

@@ -3,8 +3,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "eval/buffers.hpp"
 #include "export/commands.hpp"
 #include "export/cxx_expr.hpp"
+#include "export/tensor_map_gen.hpp"
 
 namespace kf::exporter {
 
@@ -54,6 +56,24 @@ bool uses_dtype(const KernelModel& m, const std::string& ctype) {
   return false;
 }
 
+bool has_tensor_maps(const Family& f) {
+  for (const ArgSpec& a : f.kernel.args)
+    if (a.kind == ArgSpec::Kind::TensorMap) return true;
+  return false;
+}
+
+const ExportBuffer& buffer_named(const KernelModel& m, const std::string& name) {
+  for (const auto& b : m.buffers)
+    if (b.name == name) return b;
+  throw std::runtime_error("export: kernel argument names unknown buffer '" + name + "'");
+}
+
+std::string joined_texts(const std::vector<Expr>& exprs) {
+  std::string out;
+  for (const Expr& e : exprs) out += (out.empty() ? "" : ", ") + e.text();
+  return out;
+}
+
 std::string buffer_parameters(const KernelModel& m, const std::string& prefix) {
   std::string out;
   for (const auto& b : m.buffers) {
@@ -76,6 +96,7 @@ std::string plan_function(const KernelModel& m) {
     if (k == ArgSpec::Kind::I32) o << "  int a" << i << ";\n";
     if (k == ArgSpec::Kind::I64) o << "  long long a" << i << ";\n";
     if (k == ArgSpec::Kind::F32) o << "  float a" << i << ";\n";
+    if (k == ArgSpec::Kind::TensorMap) o << "  kfx_tensor_map_t t" << i << ";\n";
   }
   o << "};\n\n";
 
@@ -145,7 +166,7 @@ std::string plan_function(const KernelModel& m) {
   bool scalar = false;
   for (size_t i = 0; i < f.kernel.args.size(); ++i) {
     const ArgSpec& a = f.kernel.args[i];
-    if (a.kind == ArgSpec::Kind::Buffer) continue;
+    if (a.kind == ArgSpec::Kind::Buffer || a.kind == ArgSpec::Kind::TensorMap) continue;
     if (!scalar) o << "  // Scalar kernel arguments.\n";
     scalar = true;
     CxxExpr e = tr(a.value);
@@ -161,6 +182,33 @@ std::string plan_function(const KernelModel& m) {
         o << "  p.a" << i << " = a" << i << ";\n";
       }
     }
+  }
+  bool map = false;
+  for (size_t i = 0; i < f.kernel.args.size(); ++i) {
+    const ArgSpec& a = f.kernel.args[i];
+    if (a.kind != ArgSpec::Kind::TensorMap) continue;
+    if (!map) o << "  // Tensor maps: each buffer viewed as a packed tensor, innermost dim first.\n";
+    map = true;
+    const ExportBuffer& b = buffer_named(m, a.buffer);
+    const std::string t = "t" + std::to_string(i);
+    const auto list = [&](const std::vector<Expr>& exprs) {
+      std::string out;
+      for (const Expr& e : exprs) {
+        const CxxExpr c = tr(e);
+        if (c.type == CxxType::Str) throw ExprError("in '" + e.text() + "': a tensor map extent must be a number");
+        out += (out.empty() ? "" : ", ") + cxx_as_int(c);
+      }
+      return out;
+    };
+    o << "  // Argument " << i << ": " << b.name << " (" << b.dtype << "), dims {" << joined_texts(a.dims) << "}, box {"
+      << joined_texts(a.box) << "}, swizzle " << a.swizzle << ".\n";
+    o << "  const long long " << t << "_dims[" << a.dims.size() << "] = {" << list(a.dims) << "};\n";
+    o << "  const long long " << t << "_box[" << a.box.size() << "] = {" << list(a.box) << "};\n";
+    o << "  const long long " << t << "_elems = " << cxx_as_int(tr(b.spec->count)) << ";  // " << b.spec->count.text()
+      << "\n";
+    o << "  if (kfx_bad || !kfx_tensor_map_plan(" << a.dims.size() << ", " << t << "_dims, " << t << "_box, "
+      << dtype_size(dtype_from_string(b.dtype)) << ", " << a.swizzle << ", " << t << "_elems, p." << t << ")) "
+      << kInvalid << "\n";
   }
   o << "  return !kfx_bad;\n}\n";
   return o.str();
@@ -303,6 +351,7 @@ nlohmann::json supported_rule(const KernelModel& m) {
     add("constraints hold with " + to_string(m.config) + ": " + cs);
   }
   add("launch grid, block and shared memory within the device's limits");
+  if (has_tensor_maps(f)) add("tensor maps within cuTensorMapEncodeTiled's limits");
   return {{"specialized", to_json(m.variant.specialization)},
           {"dims", dims},
           {"constraints", constraints},
@@ -326,8 +375,17 @@ std::string generate_header(const KernelModel& m) {
     const char* role = b.role == BufferRole::Input ? "input" : b.role == BufferRole::Output ? "output" : "scratch, zero-filled once by the caller";
     o << " *   " << b.name << ": " << b.dtype << ", " << comment_text(b.spec->count.text()) << " elements (" << role << ")\n";
   }
+  if (has_tensor_maps(f)) {
+    o << " * Tensor maps the launcher encodes over these buffers (each needs a 16-byte aligned address):\n";
+    for (const ArgSpec& a : f.kernel.args)
+      if (a.kind == ArgSpec::Kind::TensorMap)
+        o << " *   " << a.buffer << ": dims {" << comment_text(joined_texts(a.dims)) << "}, box {"
+          << comment_text(joined_texts(a.box)) << "}, swizzle " << a.swizzle << "\n";
+  }
   o << " * Returns cudaErrorInvalidValue, launching nothing, for a shape this kernel does not\n"
-       " * support; otherwise the launch's error (cudaGetLastError). */\n";
+    << (has_tensor_maps(f) ? " * support, or for a buffer a tensor map cannot address; otherwise the launch's error\n"
+                             " * (cudaGetLastError). */\n"
+                           : " * support; otherwise the launch's error (cudaGetLastError). */\n");
   o << launcher_signature(m, "") << ";\n\n";
   o << "/* 1 if " << m.name << " supports the shape on a device with these limits (NULL: the\n"
        " * export target's), else 0. Host code only; needs no GPU. */\n";
@@ -343,14 +401,15 @@ std::string generate_source(const KernelModel& m) {
     << "//   nvcc " << nvcc_arch_flag(m.arch) << " -c " << m.name << ".cu\n"
     << "// Family " << f.name << " (" << f.spec_path.filename().string() << "), config " << to_string(m.config)
     << ",\n// tuned for shape " << to_string(m.shape) << ". Variant " << m.variant.hash << ".\n\n"
-    << "#include <cstdint>\n#include <cuda_runtime.h>\n\n"
-    << "// ---- kernel: the rendered variant, entry renamed to " << m.entry() << " ----\n"
+    << "#include <cstdint>\n#include <cuda_runtime.h>\n" << (has_tensor_maps(f) ? tensor_map_includes() : "")
+    << "\n// ---- kernel: the rendered variant, entry renamed to " << m.entry() << " ----\n"
     << m.variant.source << "\n"
     << "// ---- host launcher ----\n"
     << "#include <climits>\n#include <cmath>\n#include <mutex>\n#include <string_view>\n\n"
     << device_info_decl() << "\n"
     << cxx_expr_helpers() << "\nnamespace {\n\n"
-    << plan_function(m) << "\n" << target_limits(m) << "\n" << device_query_code() << "\n}  // namespace\n\n";
+    << (has_tensor_maps(f) ? tensor_map_helpers() + "\n" : "") << plan_function(m) << "\n" << target_limits(m)
+    << "\n" << device_query_code() << "\n}  // namespace\n\n";
 
   // Parameters are prefixed here: the kernel source above may define macros with short names.
   const std::string P = "kf_";
@@ -376,13 +435,26 @@ std::string generate_source(const KernelModel& m) {
        "  cudaError_t err = kfx_current_device(device, limits);\n  if (err != cudaSuccess) return err;\n"
        "  kfx_plan_t p;\n"
     << "  if (!kfx_plan(" << plan_args << "limits, p)) return cudaErrorInvalidValue;\n"
-    << "  err = kfx_allow_smem(" << m.entry() << ", device, p.smem);\n  if (err != cudaSuccess) return err;\n"
-    << "  " << m.entry()
+    << "  err = kfx_allow_smem(" << m.entry() << ", device, p.smem);\n  if (err != cudaSuccess) return err;\n";
+  for (size_t i = 0; i < f.kernel.args.size(); ++i) {
+    const ArgSpec& a = f.kernel.args[i];
+    if (a.kind != ArgSpec::Kind::TensorMap) continue;
+    const std::string n = std::to_string(i);
+    o << "  CUtensorMap m" << n << ";  // over " << a.buffer << "\n"
+      << "  err = kfx_encode_tensor_map(m" << n << ", " << P << a.buffer << ", "
+      << cu_tensor_map_data_type(buffer_named(m, a.buffer).dtype) << ", " << cu_tensor_map_swizzle(a.swizzle)
+      << ", p.t" << n << ");\n  if (err != cudaSuccess) return err;\n";
+  }
+  o << "  " << m.entry()
     << "<<<dim3(p.grid[0], p.grid[1], p.grid[2]), dim3(p.block[0], p.block[1], p.block[2]), p.smem, "
     << P << "stream>>>(";
   for (size_t i = 0; i < f.kernel.args.size(); ++i) {
     const ArgSpec& a = f.kernel.args[i];
-    o << (i ? ", " : "") << (a.kind == ArgSpec::Kind::Buffer ? P + a.buffer : "p.a" + std::to_string(i));
+    const std::string n = std::to_string(i);
+    o << (i ? ", " : "");
+    if (a.kind == ArgSpec::Kind::Buffer) o << P + a.buffer;
+    else if (a.kind == ArgSpec::Kind::TensorMap) o << "kfx_map_arg{m" << n << "}";
+    else o << "p.a" << n;
   }
   o << ");\n  return cudaGetLastError();\n}\n";
   return o.str();

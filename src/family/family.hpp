@@ -58,10 +58,16 @@ struct BufferSpec {
 };
 
 struct ArgSpec {
-  enum class Kind { Buffer, I32, I64, F32 };
+  enum class Kind { Buffer, I32, I64, F32, TensorMap };
   Kind kind = Kind::Buffer;
-  std::string buffer;  // for Kind::Buffer
-  Expr value;          // otherwise
+  std::string buffer;  // for Kind::Buffer and Kind::TensorMap
+  Expr value;          // for the scalar kinds
+  // Kind::TensorMap: a TMA descriptor (CUtensorMap, 128 bytes) over `buffer`, passed by value.
+  // The buffer is viewed as a packed tensor of `dims`, innermost first (1 to 5 of them); `box`
+  // is the tile one copy moves, one entry per dim; `swizzle` is 0, 32, 64 or 128 bytes.
+  std::vector<Expr> dims;
+  std::vector<Expr> box;
+  int swizzle = 0;
 };
 
 struct LaunchSpec {

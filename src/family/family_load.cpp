@@ -446,26 +446,61 @@ class Loader {
     if (!has_output) fail("/buffers", "no buffer has role \"output\": the gate would compare nothing");
   }
 
+  // The name of a buffer the family defines.
+  std::string buffer_name(const Json& j, const std::string& ptr) const {
+    const std::string name = string(j, ptr);
+    if (!f_.buffer(name)) {
+      std::vector<std::string> names;
+      for (const auto& b : f_.buffers) names.push_back(b.name);
+      fail(ptr, "unknown buffer '" + name + "' (buffers: " + detail::join(names) + ")");
+    }
+    return name;
+  }
+
+  // {"tensor_map": BUFFER, "dims": [...], "box": [...], "swizzle": 0|32|64|128}. The limits that
+  // need values (box sizes, alignment, the buffer's size) are checked when the map is encoded.
+  ArgSpec load_tensor_map(const Json& a, const std::string& aptr, const Names& known) const {
+    check_keys(a, aptr, {"tensor_map", "dims", "box", "swizzle"});
+    ArgSpec arg;
+    arg.kind = ArgSpec::Kind::TensorMap;
+    arg.buffer = buffer_name(a["tensor_map"], aptr + "/tensor_map");
+    const Json& dims = required(a, aptr, "dims");
+    if (!dims.is_array() || dims.empty() || dims.size() > 5)
+      fail(aptr + "/dims", "expected a list of 1 to 5 expressions (innermost dimension first)");
+    for (size_t d = 0; d < dims.size(); ++d) arg.dims.push_back(expr(dims[d], child(aptr + "/dims", d), known));
+    const Json& box = required(a, aptr, "box");
+    if (!box.is_array() || box.size() != dims.size())
+      fail(aptr + "/box", "expected a list of one expression per entry of dims (" + std::to_string(dims.size()) +
+                              "), got " + (box.is_array() ? std::to_string(box.size()) : type_name(box)));
+    for (size_t d = 0; d < box.size(); ++d) arg.box.push_back(expr(box[d], child(aptr + "/box", d), known));
+    if (a.contains("swizzle")) {
+      const int64_t s = integer(a["swizzle"], aptr + "/swizzle");
+      if (s != 0 && s != 32 && s != 64 && s != 128)
+        fail(aptr + "/swizzle", "swizzle must be 0, 32, 64 or 128 (bytes), got " + std::to_string(s));
+      arg.swizzle = static_cast<int>(s);
+    }
+    return arg;
+  }
+
   std::vector<ArgSpec> load_args(const Json& args, const std::string& ptr, const Names& known) const {
     list(args, ptr, true);
     std::vector<ArgSpec> out;
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string aptr = child(ptr, i);
       const Json& a = object(args[i], aptr);
-      if (a.size() != 1) fail(aptr, "expected exactly one of \"buffer\", \"i32\", \"i64\", \"f32\"");
-      check_keys(a, aptr, {"buffer", "i32", "i64", "f32"});
+      if (a.contains("tensor_map")) {
+        out.push_back(load_tensor_map(a, aptr, known));
+        continue;
+      }
+      if (a.size() != 1) fail(aptr, "expected exactly one of \"buffer\", \"i32\", \"i64\", \"f32\", \"tensor_map\"");
+      check_keys(a, aptr, {"buffer", "i32", "i64", "f32", "tensor_map"});
       // Copies out of the iterator: items()'s proxy is a temporary, a reference into it would dangle.
       const std::string kind = a.begin().key();
       const Json& value = a.begin().value();
       ArgSpec arg;
       if (kind == "buffer") {
         arg.kind = ArgSpec::Kind::Buffer;
-        arg.buffer = string(value, aptr + "/buffer");
-        if (!f_.buffer(arg.buffer)) {
-          std::vector<std::string> names;
-          for (const auto& b : f_.buffers) names.push_back(b.name);
-          fail(aptr + "/buffer", "unknown buffer '" + arg.buffer + "' (buffers: " + detail::join(names) + ")");
-        }
+        arg.buffer = buffer_name(value, aptr + "/buffer");
       } else {
         arg.kind = kind == "i32" ? ArgSpec::Kind::I32 : kind == "i64" ? ArgSpec::Kind::I64 : ArgSpec::Kind::F32;
         arg.value = expr(value, child(aptr, kind), known);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "export/cxx_expr.hpp"
 #include "export/export.hpp"
@@ -193,8 +194,10 @@ class ExportGpu : public ::testing::Test {
   }
 
   // Builds main.cu (prelude + reference + body) with the given exported sources and runs it.
-  void build_and_run(const std::string& body, const std::string& includes, const std::string& sources) {
-    const Variant ref = render_reference(family, parse_shape(family, "R=1,C=1,dtype=f16"));
+  // The reference is rendered for `ref_shape` (it specializes nothing).
+  void build_and_run(const std::string& body, const std::string& includes, const std::string& sources,
+                     const std::string& ref_shape = "R=1,C=1,dtype=f16") {
+    const Variant ref = render_reference(family, parse_shape(family, ref_shape));
     std::ofstream(dir / "main.cu") << kPrelude << "\n// The family's reference kernel.\n"
                                    << ref.source << "\n" << includes << "\nint main() {\n" << body
                                    << "  std::printf(\"%d failures\\n\", failures);\n  return failures ? 1 : 0;\n}\n";
@@ -261,6 +264,39 @@ TEST_F(ExportGpu, DispatcherRunsTheNearestAcceptingKernel) {
   build_and_run(body, "#include \"export_fixture_dispatch.h\"\n",
                 " export_fixture_dispatch.cu export_fixture_R64_C1024_f16.cu export_fixture_R512_C8192_f16.cu "
                 "export_fixture_R64_C1024_f32.cu");
+}
+
+// A launcher with a tensor_map argument encodes the map from the caller's buffer and passes it
+// by value: the kernel reads its input only through it (tma_fixture, sm_90 or newer).
+TEST_F(ExportGpu, TensorMapLauncherMatchesReference) {
+  if (limits.cc() < 90) GTEST_SKIP() << "TMA needs sm_90 or newer; device 0 is " << arch;
+  family = load_family(fs::path(KFORGE_TEST_DIR) / "families" / "tma_fixture" / "tma_fixture.json");
+  std::string includes, sources, body;
+  for (const auto& [name, config, shape] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"tm_f16", "BOX_R=16,THREADS=128", "B=2,R=64,C=256,dtype=f16"},
+           {"tm_f32", "BOX_R=32,THREADS=64", "B=3,R=100,C=200,dtype=f32"}}) {
+    ExportInput in;
+    in.family = &family;
+    in.winners = {winner(config, shape)};
+    in.out_dir = dir;
+    in.name = name;
+    in.base_arch = arch;
+    export_kernels(in);
+    includes += "#include \"" + name + ".h\"\n";
+    sources += " " + name + ".cu";
+    body += check_block(family, parse_shape(family, shape), name + " " + shape, name, limits);
+  }
+  // Other shapes the launchers accept: ragged boxes at every edge.
+  body += check_block(family, parse_shape(family, "B=3,R=5,C=72,dtype=f16"), "tm_f16 ragged", "tm_f16", limits);
+  body += check_block(family, parse_shape(family, "B=1,R=33,C=8,dtype=f32"), "tm_f32 ragged", "tm_f32", limits);
+  // Refused: a column count whose rows are no multiple of 16 bytes; a misaligned buffer.
+  body +=
+      "  if (tm_f16(nullptr, nullptr, 2, 64, 36, \"f16\", 0) != cudaErrorInvalidValue) ++failures;\n"
+      "  {\n    __half* x = fresh<__half>(4096, true);\n"
+      "    if (tm_f16(x + 1, x, 1, 8, 64, \"f16\", 0) != cudaErrorInvalidValue) ++failures;\n"
+      "    CHECK(cudaFree(x));\n  }\n"
+      "  CHECK(cudaGetLastError());  // a refusal leaves no error behind\n";
+  build_and_run(body, includes, sources, "B=1,R=1,C=8,dtype=f16");
 }
 
 }  // namespace

@@ -7,12 +7,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "export/commands.hpp"
 #include "export/cxx_expr.hpp"
 #include "export/export.hpp"
 #include "export/kernel_model.hpp"
+#include "export/tensor_map_gen.hpp"
+#include "eval/tensor_map.hpp"
 
 namespace kf {
 namespace {
@@ -461,6 +464,267 @@ TEST_F(ExportFixture, SeveralWinnersGetADispatcher) {
   // exact, exact, nearest (1), nearest refuses C % 4 so the other f16 one, both refuse C odd,
   // the f32 kernel, no bf16 kernel, null enum.
   EXPECT_EQ(log, "0 1 1 0 0 -1 2 -1 -1\n");
+  fs::remove_all(in.out_dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// tensor_map arguments
+
+// The launcher's plan-time rules (generated C++) against kforge's (tensor_map_geometry), on a
+// seeded table of geometries around every limit: the same verdicts and the same strides.
+TEST(ExportTensorMap, LauncherRulesMatchKforge) {
+  REQUIRE_NVCC(nvcc);
+  struct Case {
+    DType dtype;
+    int64_t elems;
+    std::vector<int64_t> dims, box;
+    int swizzle;
+  };
+  std::mt19937_64 rng(11);
+  const auto pick = [&](const std::vector<int64_t>& v) { return v[rng() % v.size()]; };
+  const std::vector<int64_t> dim_values = {1, 3, 8, 36, 64, 100, 512, 65536, 1 << 20, int64_t{1} << 32,
+                                           (int64_t{1} << 32) + 1, 0, -1};
+  const std::vector<int64_t> box_values = {0, 1, 4, 8, 16, 32, 64, 128, 256, 257};
+  const DType dtypes[] = {DType::F16, DType::BF16, DType::F32, DType::I32};
+  const int swizzles[] = {0, 32, 64, 128};
+  std::vector<Case> cases;
+  for (int n = 0; n < 600; ++n) {
+    Case c;
+    c.dtype = dtypes[rng() % 4];
+    c.swizzle = swizzles[rng() % 4];
+    const size_t rank = 1 + rng() % 5;
+    // Mostly plausible values, so that the later rules are reached too.
+    for (size_t i = 0; i < rank; ++i) {
+      c.dims.push_back(rng() % 3 ? pick({8, 64, 100, 512, 4096}) : pick(dim_values));
+      c.box.push_back(rng() % 3 ? pick({1, 8, 16, 32, 64}) : pick(box_values));
+    }
+    // The buffer: exactly the view, one element short, much larger, or tiny.
+    const int64_t cap = int64_t{1} << 62;
+    int64_t exact = 1;
+    for (int64_t d : c.dims)
+      if (d > 0) exact = exact > cap / d ? cap : exact * d;
+    const int64_t choices[] = {exact, exact - 1, cap, 1};
+    c.elems = choices[rng() % 4];
+    cases.push_back(c);
+  }
+  std::ostringstream prog;
+  prog << "#include <cstdint>\n#include <cstdio>\n#include <cuda_runtime.h>\n"
+       << exporter::tensor_map_includes() << exporter::tensor_map_helpers() << "\nint main() {\n";
+  for (const Case& c : cases) {
+    const auto list = [](const std::vector<int64_t>& v) {
+      std::string out;
+      for (int64_t x : v) out += (out.empty() ? "" : ", ") + exporter::cxx_int_literal(x);
+      return out;
+    };
+    prog << "  {\n    const long long dims[] = {" << list(c.dims) << "}, box[] = {" << list(c.box) << "};\n"
+         << "    kfx_tensor_map_t t;\n    if (kfx_tensor_map_plan(" << c.dims.size() << ", dims, box, "
+         << dtype_size(c.dtype) << ", " << c.swizzle << ", " << exporter::cxx_int_literal(c.elems) << ", t))\n"
+         << "      std::printf(\"ok %llu %llu %llu %llu\\n\", (unsigned long long)t.strides[0], "
+            "(unsigned long long)t.strides[1], (unsigned long long)t.strides[2], (unsigned long long)t.strides[3]);\n"
+         << "    else\n      std::printf(\"refused\\n\");\n  }\n";
+  }
+  prog << "  return 0;\n}\n";
+  const fs::path dir = temp_dir("tmap_rules");
+  write(dir / "t.cu", prog.str());
+  std::string log;
+  ASSERT_EQ(run("cd " + dir.string() + " && " + nvcc + " -Xcompiler -Wall,-Wextra -o t t.cu", &log), 0) << log;
+  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  ASSERT_EQ(run((dir / "t").string(), &log), 0) << log;
+  std::istringstream lines(log);
+  int accepted = 0;
+  for (const Case& c : cases) {
+    std::string got;
+    ASSERT_TRUE(std::getline(lines, got));
+    std::string want;
+    try {
+      const TensorMapGeometry g = tensor_map_geometry("t", c.dtype, static_cast<uint64_t>(c.elems), c.dims, c.box,
+                                                      c.swizzle);
+      want = "ok " + std::to_string(g.strides[0]) + " " + std::to_string(g.strides[1]) + " " +
+             std::to_string(g.strides[2]) + " " + std::to_string(g.strides[3]);
+      ++accepted;
+    } catch (const ExprError&) {
+      want = "refused";
+    }
+    std::string dims;
+    for (int64_t d : c.dims) dims += std::to_string(d) + " ";
+    EXPECT_EQ(got, want) << "dims " << dims << "elems " << c.elems << " swizzle " << c.swizzle;
+  }
+  EXPECT_GT(accepted, 50) << "the table should reach the accepting path often";
+  EXPECT_LT(accepted, 550) << "and the refusing one";
+  fs::remove_all(dir);
+}
+
+fs::path tma_spec() { return fs::path(KFORGE_TEST_DIR) / "families" / "tma_fixture" / "tma_fixture.json"; }
+
+class ExportTensorMapFixture : public ::testing::Test {
+ protected:
+  void SetUp() override { family = load_family(tma_spec()); }
+  Family family;
+};
+
+TEST_F(ExportTensorMapFixture, ManifestHeaderAndSource) {
+  ExportInput in;
+  in.family = &family;
+  in.winners = {winner(family, "BOX_R=16,THREADS=128", "B=2,R=64,C=256,dtype=f16", 3.0)};
+  in.out_dir = temp_dir("tmap_manifest");
+  in.base_arch = "sm_90";
+  in.name = "tm";
+  const ExportOutput out = export_kernels(in);
+  const auto& m = out.manifest;
+  ASSERT_EQ(m["args"].size(), 6u);
+  EXPECT_EQ(m["args"][0], nlohmann::json::parse(R"({"kind": "tensor_map", "name": "X", "dtype": "f16",
+      "dims": [256, 64, 2], "box": [64, 16, 1], "swizzle": 128, "strides": [512, 32768],
+      "dims_expr": ["C", "R", "B"], "box_expr": ["box_c", "BOX_R", "1"]})"));
+  EXPECT_EQ(m["args"][1]["kind"], "buffer");
+  // The launcher takes the buffer itself; the map is its business.
+  EXPECT_EQ(m["signature"], "cudaError_t tm(const __half* X, __half* Y, long long B, long long R, long long C, "
+                            "const char* dtype, cudaStream_t stream)");
+  EXPECT_NE(m["supports"]["text"].get<std::string>().find("tensor maps within"), std::string::npos);
+  EXPECT_EQ(m["commands"]["build"].get<std::string>().find("-lcuda"), std::string::npos);
+
+  const std::string h = read(in.out_dir / "tm.h");
+  EXPECT_NE(h.find(" *   X: dims {C, R, B}, box {box_c, BOX_R, 1}, swizzle 128\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("or for a buffer a tensor map cannot address"), std::string::npos) << h;
+  const std::string cu = read(in.out_dir / "tm.cu");
+  EXPECT_NE(cu.find("#include <cudaTypedefs.h>"), std::string::npos);
+  EXPECT_NE(cu.find("cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\""), std::string::npos);
+  EXPECT_NE(cu.find("  // Argument 0: X (f16), dims {C, R, B}, box {box_c, BOX_R, 1}, swizzle 128.\n"), std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("kfx_encode_tensor_map(m0, kf_X, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CU_TENSOR_MAP_SWIZZLE_128B, p.t0)"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("(kfx_map_arg{m0}, kf_Y, p.a2, p.a3, p.a4, p.a5)"), std::string::npos) << cu;
+  // Families without tensor maps keep their launchers as they were.
+  const Family plain = load_family(fixture_spec());
+  ExportInput pin;
+  pin.family = &plain;
+  pin.winners = {winner(plain, "BLOCK=128,LOAD=plain,VEC=2", "R=64,C=1024,dtype=f16", 4.0)};
+  pin.out_dir = in.out_dir / "plain";
+  pin.base_arch = "sm_90";
+  pin.name = "sb";
+  export_kernels(pin);
+  EXPECT_EQ(read(pin.out_dir / "sb.cu").find("CUtensorMap"), std::string::npos);
+  fs::remove_all(in.out_dir);
+}
+
+TEST_F(ExportTensorMapFixture, AMapKforgeCannotEncodeFailsTheExport) {
+  ExportInput in;
+  in.family = &family;
+  // The constraints hold, but dims[2]'s stride, 2^20 * 2^20 halves, reaches 2^40 bytes.
+  in.winners = {winner(family, "BOX_R=32,THREADS=128", "B=2,R=1048576,C=1048576,dtype=f16", 3.0)};
+  in.out_dir = temp_dir("tmap_bad");
+  in.base_arch = "sm_90";
+  try {
+    export_kernels(in);
+    ADD_FAILURE() << "exported";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "export: tensor_map argument 0 (buffer X): the stride of dims[2] reaches 2^40 bytes");
+  }
+  fs::remove_all(in.out_dir);
+}
+
+// The generated launcher and runner build with the manifest's nvcc command, and _supports (the
+// plan, with the tensor map rules) agrees with kforge on shapes each rule decides.
+TEST_F(ExportTensorMapFixture, GeneratedCodeCompilesAndSupportsMatchesKforge) {
+  REQUIRE_NVCC(nvcc);
+  ExportInput in;
+  in.family = &family;
+  in.winners = {winner(family, "BOX_R=16,THREADS=128", "B=2,R=64,C=256,dtype=f16", 3.0)};
+  in.out_dir = temp_dir("tmap_compile");
+  in.base_arch = "sm_90";
+  in.name = "tm";
+  const ExportOutput out = export_kernels(in);
+  const std::string dir = in.out_dir.string();
+  std::string log;
+  EXPECT_EQ(run("cd " + dir + " && " + out.manifest["commands"]["object"].get<std::string>() +
+                    " -Xcompiler -Wall,-Wextra -o tm_sm_90.o",
+                &log),
+            0)
+      << log;
+  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  EXPECT_EQ(run("cd " + dir + " && " + out.manifest["commands"]["build"].get<std::string>(), &log), 0) << log;
+
+  const std::vector<std::string> shapes = {
+      "B=2,R=64,C=256,dtype=f16", "B=3,R=5,C=72,dtype=f16", "B=1,R=1,C=8,dtype=f16",
+      "B=2,R=64,C=36,dtype=f16",   // C * 2 bytes is no multiple of 16: a constraint
+      "B=2,R=64,C=256,dtype=f32",  // specialized for f16
+      "B=2,R=1048560,C=1048576,dtype=f16", "B=1,R=1048560,C=1048568,dtype=f16",  // dims[2]'s stride >= 2^40
+      "B=2,R=1048560,C=524288,dtype=f16",  // that stride just below 2^40
+      "B=65535,R=16,C=64,dtype=f16",
+      "B=1,R=1048576,C=8,dtype=f16"};  // 65536 row blocks: too tall a grid
+  std::ostringstream prog;
+  prog << "#include <cstdio>\n#include \"tm.h\"\nint main() {\n";
+  for (const auto& text : shapes) {
+    const Shape s = parse_shape(family, text);
+    prog << "  std::printf(\"%d\\n\", tm_supports(" << as_int(s.at("B")) << ", " << as_int(s.at("R")) << ", "
+         << as_int(s.at("C")) << ", \"" << to_string(s.at("dtype")) << "\", NULL));\n";
+  }
+  prog << "  return 0;\n}\n";
+  write(in.out_dir / "supports_main.cpp", prog.str());
+  ASSERT_EQ(run("cd " + dir + " && " + nvcc + " -o supports_main supports_main.cpp tm_sm_90.o", &log), 0) << log;
+  ASSERT_EQ(run(dir + "/supports_main", &log), 0) << log;
+
+  const Config config = parse_assignment("BOX_R=16,THREADS=128");
+  DeviceLimits d = DeviceLimits::for_arch("sm_90");
+  d.sm_count = 132;
+  std::istringstream lines(log);
+  int refused_by_map = 0;
+  for (const auto& text : shapes) {
+    const Shape s = parse_shape(family, text);
+    bool want = s.at("dtype") == Value(std::string("f16")) && !violated_constraint(family, config, s, d);
+    if (want) {
+      const Scope scope = make_scope(family, config, s, d);
+      const ResolvedLaunch l = resolve_launch(family.kernel.launch, scope);
+      want = l.grid[1] <= 65535 && l.grid[2] <= 65535;
+      const ArgSpec& a = family.kernel.args[0];
+      std::vector<int64_t> dims, box;
+      for (const Expr& e : a.dims) dims.push_back(e.eval_int(scope));
+      for (const Expr& e : a.box) box.push_back(e.eval_int(scope));
+      try {
+        tensor_map_geometry("X", DType::F16, static_cast<uint64_t>(family.buffer("X")->count.eval_int(scope)), dims,
+                            box, a.swizzle);
+      } catch (const ExprError&) {
+        refused_by_map += want;
+        want = false;
+      }
+    }
+    std::string got;
+    ASSERT_TRUE(std::getline(lines, got));
+    EXPECT_EQ(got, want ? "1" : "0") << text;
+  }
+  EXPECT_EQ(refused_by_map, 2) << "two shapes pass every other check and fail only the map's stride limit";
+  fs::remove_all(in.out_dir);
+}
+
+// Two tensor-map kernels and their dispatcher link into one program (the helpers are file-local).
+TEST_F(ExportTensorMapFixture, DispatcherOverTensorMapKernelsLinks) {
+  REQUIRE_NVCC(nvcc);
+  ExportInput in;
+  in.family = &family;
+  in.winners = {winner(family, "BOX_R=16,THREADS=128", "B=2,R=64,C=256,dtype=f16", 3.0),
+                winner(family, "BOX_R=8,THREADS=64", "B=2,R=64,C=256,dtype=f32", 3.0)};
+  in.out_dir = temp_dir("tmap_dispatch");
+  in.base_arch = "sm_90";
+  export_kernels(in);
+  const std::string dir = in.out_dir.string();
+  write(in.out_dir / "select_main.cpp",
+        "#include <cstdio>\n#include \"tma_fixture_dispatch.h\"\n"
+        "int main() {\n"
+        "  std::printf(\"%d %d %d\\n\", tma_fixture_dispatch_select(2, 64, 256, \"f16\", NULL),\n"
+        "              tma_fixture_dispatch_select(2, 64, 256, \"f32\", NULL),\n"
+        "              tma_fixture_dispatch_select(2, 64, 36, \"f16\", NULL));\n"
+        "  return 0;\n}\n");
+  std::string log;
+  ASSERT_EQ(run("cd " + dir + " && " + nvcc +
+                    " -arch=sm_90 -Xcompiler -Wall,-Wextra -o select_main select_main.cpp tma_fixture_dispatch.cu "
+                    "tma_fixture_B2_R64_C256_f16.cu tma_fixture_B2_R64_C256_f32.cu",
+                &log),
+            0)
+      << log;
+  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  ASSERT_EQ(run(dir + "/select_main", &log), 0) << log;
+  EXPECT_EQ(log, "0 1 -1\n");
   fs::remove_all(in.out_dir);
 }
 

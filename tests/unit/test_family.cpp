@@ -290,7 +290,7 @@ TEST_F(MutatedSpec, BuffersArgsTolerance) {
   EXPECT_EQ(error_after([](OJson& j) { j["args"][1]["buffer"] = "z"; }),
             "F:/args/1/buffer: unknown buffer 'z' (buffers: x, y, blocks_done)");
   EXPECT_EQ(error_after([](OJson& j) { j["args"][1] = {{"buffer", "y"}, {"i32", "N"}}; }),
-            "F:/args/1: expected exactly one of \"buffer\", \"i32\", \"i64\", \"f32\"");
+            "F:/args/1: expected exactly one of \"buffer\", \"i32\", \"i64\", \"f32\", \"tensor_map\"");
   EXPECT_EQ(error_after([](OJson& j) { j["args"][2] = {{"u8", "N"}}; }).rfind("F:/args/2/u8: unknown field 'u8'", 0), 0u);
   EXPECT_EQ(error_after([](OJson& j) { j["buffers"][1]["role"] = "inout"; }),
             "F:/buffers/1/role: role must be \"input\", \"output\" or \"scratch\", got 'inout'");
@@ -308,6 +308,66 @@ TEST_F(MutatedSpec, BuffersArgsTolerance) {
   EXPECT_EQ(error_after([](OJson& j) { j["tolerance"]["f16"].erase("rel_l2"); }), "F:/tolerance/f16: missing field 'rel_l2'");
   EXPECT_EQ(error_after([](OJson& j) { j["reference"]["template"] = "/no/such/ref.cu"; }),
             "F:/reference/template: file not found: /no/such/ref.cu");
+}
+
+TEST_F(MutatedSpec, TensorMapArgs) {
+  // Appended to the toy's kernel args as argument 4.
+  const auto with_map = [&](const std::function<void(OJson&)>& change) {
+    return error_after([&](OJson& j) {
+      OJson map = {{"tensor_map", "x"}, {"dims", {"N"}}, {"box", {"64"}}, {"swizzle", 128}};
+      change(map);
+      j["args"].push_back(map);
+    });
+  };
+  EXPECT_EQ(with_map([](OJson&) {}), "(no SpecError)");
+  EXPECT_EQ(with_map([](OJson& m) { m.erase("swizzle"); }), "(no SpecError)");  // defaults to 0
+  EXPECT_EQ(with_map([](OJson& m) { m["tensor_map"] = "z"; }),
+            "F:/args/4/tensor_map: unknown buffer 'z' (buffers: x, y, blocks_done)");
+  EXPECT_EQ(with_map([](OJson& m) { m["box"] = {"64", "1"}; }),
+            "F:/args/4/box: expected a list of one expression per entry of dims (1), got 2");
+  EXPECT_EQ(with_map([](OJson& m) { m["box"] = "64"; }),
+            "F:/args/4/box: expected a list of one expression per entry of dims (1), got a string");
+  EXPECT_EQ(with_map([](OJson& m) { m["swizzle"] = 48; }),
+            "F:/args/4/swizzle: swizzle must be 0, 32, 64 or 128 (bytes), got 48");
+  EXPECT_EQ(with_map([](OJson& m) { m["swizzle"] = "128"; }), "F:/args/4/swizzle: expected an integer, got a string");
+  EXPECT_EQ(with_map([](OJson& m) { m.erase("dims"); }), "F:/args/4: missing field 'dims'");
+  EXPECT_EQ(with_map([](OJson& m) { m.erase("box"); }), "F:/args/4: missing field 'box'");
+  EXPECT_EQ(with_map([](OJson& m) { m["stride"] = {"1"}; }),
+            "F:/args/4/stride: unknown field 'stride' (known: tensor_map, dims, box, swizzle)");
+  EXPECT_EQ(with_map([](OJson& m) { m["dims"] = OJson::array(); }),
+            "F:/args/4/dims: expected a list of 1 to 5 expressions (innermost dimension first)");
+  EXPECT_EQ(with_map([](OJson& m) { m["dims"] = {"1", "1", "1", "1", "1", "N"}; }),
+            "F:/args/4/dims: expected a list of 1 to 5 expressions (innermost dimension first)");
+  EXPECT_EQ(
+      with_map([](OJson& m) { m["dims"] = {"M"}; }).rfind("F:/args/4/dims/0: unknown name 'M' in 'M' (known: ", 0),
+      0u);
+  EXPECT_EQ(with_map([](OJson& m) { m["box"] = {"BLOCK *"}; }).rfind("F:/args/4/box/0: in 'BLOCK *': ", 0), 0u);
+  EXPECT_EQ(with_map([](OJson& m) { m["_note"] = "comments are allowed"; }), "(no SpecError)");
+  // Another kind's key next to a tensor map's is an unknown field of the tensor map.
+  EXPECT_EQ(with_map([](OJson& m) { m["buffer"] = "x"; }).rfind("F:/args/4/buffer: unknown field 'buffer'", 0), 0u);
+  // The reference sees dims and device.* only, in a tensor map as anywhere.
+  EXPECT_EQ(error_after([](OJson& j) {
+              j["reference"]["args"].push_back({{"tensor_map", "x"}, {"dims", {"N"}}, {"box", {"BLOCK"}}});
+            }).rfind("F:/reference/args/4/box/0: unknown name 'BLOCK'", 0),
+            0u);
+}
+
+TEST(FamilyLoad, TensorMapFixture) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / "families" / "tma_fixture" / "tma_fixture.json");
+  ASSERT_EQ(f.kernel.args.size(), 6u);
+  const ArgSpec& m = f.kernel.args[0];
+  EXPECT_EQ(m.kind, ArgSpec::Kind::TensorMap);
+  EXPECT_EQ(m.buffer, "X");
+  ASSERT_EQ(m.dims.size(), 3u);
+  ASSERT_EQ(m.box.size(), 3u);
+  EXPECT_EQ(m.dims[2].text(), "B");
+  EXPECT_EQ(m.box[0].text(), "box_c");
+  EXPECT_EQ(m.swizzle, 128);
+  EXPECT_EQ(f.kernel.args[1].kind, ArgSpec::Kind::Buffer);
+  const Scope s = make_scope(f, {{"BOX_R", I(16)}, {"THREADS", I(128)}}, parse_shape(f, "B=2,R=64,C=256,dtype=f32"),
+                             DeviceLimits::for_arch("sm_90"));
+  EXPECT_EQ(m.box[0].eval_int(s), 32);  // 128 bytes of f32
+  EXPECT_EQ(m.dims[0].eval_int(s), 256);
 }
 
 // ---- shapes and configs -------------------------------------------------------------------------
