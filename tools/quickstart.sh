@@ -10,5 +10,5 @@ BUILD_DIR="${BUILD_DIR:-build}"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DKFORGE_BUILD_TESTS=OFF $extra >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)" --target kforge
 "$BUILD_DIR/kforge" --db "${KFORGE_DB:-results.db}" search --family sdpa_fwd --suite mission \
-  --strategy evo --evals 40 --fix KV_WAIT=joint,WARPS_N=1,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,PIPE_QK=0 "$@"
+  --strategy evo --evals 40 --fix KV_WAIT=joint,WARPS_N=1,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,PIPE_QK=0,KV_MCAST=1 "$@"
 "$BUILD_DIR/kforge" --db "${KFORGE_DB:-results.db}" best --family sdpa_fwd --suite mission
