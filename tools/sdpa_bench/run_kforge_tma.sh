@@ -10,6 +10,7 @@ export KFORGE_OPT=-O2
 K=build-gpu/kforge
 PIN="MMA=wgmma,MIN_BLOCKS=1,PIPE_QK=0,LANE_ADDR=0,VEC=8,LAYOUT=swizzled,P_EARLY=1,KV_MCAST=1"
 t0=$(date +%s)
+save_db() { python3 -c "import sqlite3;s=sqlite3.connect('$DB');s.execute('pragma wal_checkpoint(TRUNCATE)');s.backup(sqlite3.connect('$OUT/results.db'))"; }
 if [ "${GPU_TESTS:-1}" = 1 ]; then
   tools/gpu_validate.sh build > "$OUT/build.log" 2>&1
 else  # kforge alone
@@ -34,11 +35,12 @@ case "${STEP:-mission}" in
       --fix "$PIN" --top-k 1 > "$OUT/campaign_sweep.log" 2>&1; tail -12 "$OUT/campaign_sweep.log"
     SUITES=sweep ;;
 esac
+save_db
 echo "campaign done at $(( $(date +%s) - t0 )) s"
 for suite in ${COMPARE-$SUITES}; do
   python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" --baselines-out "$WORK/baselines_$suite.json" \
     > "$OUT/compare_$suite.log" 2>&1 && "$K" --db "$DB" baseline import "$WORK/baselines_$suite.json" > /dev/null
   cat "$OUT/compare_$suite.log" | tail -30
 done
-python3 -c "import sqlite3;s=sqlite3.connect('$DB');s.execute('pragma wal_checkpoint(TRUNCATE)');s.backup(sqlite3.connect('$OUT/results.db'))"
+save_db
 echo "all done at $(( $(date +%s) - t0 )) s"
