@@ -32,7 +32,7 @@ case "${STEP:-mission}" in
   sweep)
     shapes=$(python3 -c "import json;s=json.load(open('search_spaces/sdpa_fwd.json'))['suites']['sweep'];print(' '.join('--shape B=%d,H=%d,S=%d,D=%d,causal=%d,dtype=%s'%(x['B'],x['H'],x['S'],x['D'],x['causal'],x['dtype']) for x in s if x['D']==64))")
     "$K" --db "$DB" -q search --family sdpa_fwd $shapes --strategy evo --evals "${EVALS:-8}" --timeout 30 \
-      --fix "$PIN" --top-k 1 > "$OUT/campaign_sweep.log" 2>&1; tail -12 "$OUT/campaign_sweep.log"
+      --fix "$PIN${SWEEP_PIN:+,$SWEEP_PIN}" --top-k 1 > "$OUT/campaign_sweep.log" 2>&1; tail -12 "$OUT/campaign_sweep.log"
     SUITES=sweep ;;
 esac
 save_db
