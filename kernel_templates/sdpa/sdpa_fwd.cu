@@ -22,6 +22,9 @@
 //   KF_LOAD_ORDER_FIRST | KF_LOAD_ORDER_AFTER_QK  when a key-loop iteration issues the cp.async loads
 //                 of the tile STAGES - 1 ahead: before the tile's MMAs, or (wgmma) right after its Q K^T
 //                 is issued, so the ~400 cycles the load issue takes (LSU-bound) run under the tensor cores
+//   KF_WG_PINGPONG  (wgmma, TMA, BLOCK_M 128, WARPS 8) 1: the two warpgroups over the query rows take turns
+//                 issuing their MMAs (FA3's ping-pong: one's softmax runs under the other's tensor work) and
+//                 run half a tile apart: no CTA barrier per tile; the lagging warpgroup issues the loads
 //   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma, D 64)
 //                 one thread's TMA box loads from the tensor maps tmK / tmV, each ring slot completed on a
 //                 "full" mbarrier by byte count (no LSU issue, no cp.async wait in the compute warps)
@@ -253,10 +256,15 @@ constexpr bool WN_RANGE = WN > 1;  // each key group streams its own range of wh
 constexpr bool WN_RANGE = false;   // each key group takes BLOCK_N / WARPS_N keys of every tile
 #endif
 #if defined(KF_WN_KEYS_PINGPONG)
-constexpr bool PINGPONG = WN_RANGE;  // range, and the two groups take turns issuing their MMAs
+constexpr bool PINGPONG_KEYS = WN_RANGE;  // range, and the two key groups take turns issuing their MMAs
 #else
-constexpr bool PINGPONG = false;
+constexpr bool PINGPONG_KEYS = false;
 #endif
+#ifndef KF_WG_PINGPONG
+#define KF_WG_PINGPONG 0
+#endif
+constexpr bool ROW_PP = KF_WG_PINGPONG != 0;  // the two row warpgroups take turns issuing their MMAs
+constexpr bool PINGPONG = PINGPONG_KEYS || ROW_PP;
 constexpr int GT = NT / WN;       // threads of one key group
 constexpr int RINGS = WN_RANGE ? WN : 1;  // K/V rings (one per key group in range mode)
 constexpr int RPW = BM / WM;    // query rows per warp
@@ -275,7 +283,8 @@ constexpr bool SPLIT_WAIT = false;
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(!WN_RANGE || (STAGES >= 2 && !SPLIT_WAIT), "WN_KEYS=range needs STAGES >= 2 and KV_WAIT=joint");
-static_assert(!PINGPONG || WN == 2, "WN_KEYS=pingpong needs WARPS_N == 2");
+static_assert(!PINGPONG_KEYS || WN == 2, "WN_KEYS=pingpong needs WARPS_N == 2");
+constexpr int PP_THREADS = ROW_PP ? 256 : 2 * GT;  // the two turn-taking groups' threads
 static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
 static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
@@ -341,10 +350,10 @@ __device__ __forceinline__ void group_sync(int group) {
 // WN_KEYS=pingpong turn barriers (named 1 + WN + group, both groups' threads): a group waits for its
 // turn to issue MMAs with turn_wait(own) and hands the turn over with turn_pass(other).
 __device__ __forceinline__ void turn_wait(int group) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(1 + WN + group), "n"(2 * GT) : "memory");
+  asm volatile("bar.sync %0, %1;\n" ::"r"(1 + WN + group), "n"(PP_THREADS) : "memory");
 }
 __device__ __forceinline__ void turn_pass(int group) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(1 + WN + group), "n"(2 * GT) : "memory");
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(1 + WN + group), "n"(PP_THREADS) : "memory");
 }
 
 // Shared-memory carve-up (must match the spec's smem_bytes):
@@ -364,6 +373,14 @@ static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !WN_RANGE),
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
+static_assert(!ROW_PP || (WGMMA && TMA_KV && WN == 1 && NW == 8 && BM == 128 && STAGES >= 3 && MC == 1 && KS == 1 &&
+                          !PIPE_QK),
+              "WG_PINGPONG needs wgmma, KV_LOAD=tma, BLOCK_M 128, WARPS 8, WARPS_N 1, STAGES >= 3, KV_MCAST 1, "
+              "KV_SPLITS 1, PIPE_QK 0");
+// The thread that issues the TMA loads. WG_PINGPONG: the first of the lagging warpgroup (1), so when it
+// refills tile j - 1's slot (right after issuing its own Q K^T of tile j) the leading warpgroup, which
+// issued its tile-j MMAs before, has finished tile j - 1 too; STAGES >= 3 keeps the leader fed.
+constexpr int TMA_PRODUCER = ROW_PP ? NT - 128 : 0;
 struct TmaRing {
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
   static constexpr unsigned TILE_BYTES = 2u * BN * HD * sizeof(elem_t);
@@ -374,9 +391,10 @@ struct TmaRing {
   unsigned v_phase = 0;               // KV_WAIT=split: bit s = parity of slot s's next V wait
   int row0 = 0, bh = 0;               // key row of this CTA's slice of tile 0; head (b * H + h)
 
-  // All threads; thread 0 initialises the barriers (at `tail`, 24 * STAGES bytes). The caller's next
+  // All threads; the producer initialises the barriers (at `tail`, 24 * STAGES bytes). The caller's next
   // CTA (MC == 1) or cluster (MC > 1) barrier publishes them before anyone else touches them.
-  __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head, int tid) {
+  __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head,
+                                       bool producer) {
     const unsigned rank = MC > 1 ? cluster_rank() : 0u;  // (a split-KV cluster's rank is no slice)
     full0 = tail;
     empty0 = tail + 8 * STAGES;
@@ -386,7 +404,7 @@ struct TmaRing {
     v_slice = kf::smem_u32(sV) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
     row0 = key0 + (int)rank * SLICE;
     bh = head;
-    if (tid == 0) {
+    if (producer) {
 #pragma unroll
       for (int st = 0; st < STAGES; ++st) {
         kf::mbar_init(full0 + 8 * st, 1);
@@ -396,7 +414,7 @@ struct TmaRing {
       kf::fence_mbar_init();
     }
   }
-  // Thread 0: this CTA's slice of tile t into slot t % STAGES (past S the box reads zeros).
+  // The producer: this CTA's slice of tile t into slot t % STAGES (past S the box reads zeros).
   __device__ __forceinline__ void issue(int t, const kf::TmaDesc& tmK, const kf::TmaDesc& tmV) const {
     const int st = t % STAGES;
     const unsigned full = full0 + 8 * st, full_v = SPLIT_WAIT ? full_v0 + 8 * st : full, off = st * SLOT_BYTES;
@@ -422,7 +440,7 @@ struct TmaRing {
   }
   // All threads: waits until tile t (KV_WAIT=split: its K) is resident.
   __device__ __forceinline__ void wait(int t) const { kf::mbar_wait(full0 + 8 * (t % STAGES), (t / STAGES) & 1); }
-  // Thread 0, after the CTA barrier that follows the last use of tile t: with MC > 1, tells every CTA
+  // The producer, after the CTA barrier that follows the last use of tile t: with MC > 1, tells every CTA
   // of the cluster that this CTA is done with the slot, so they may multicast its next tile into it.
   __device__ __forceinline__ void release(int t) const {
     if constexpr (MC > 1) {
@@ -609,16 +627,18 @@ struct Path {
   // tiles still takes its turns (turn_idle).
   bool pp_last = false;
   __device__ __forceinline__ void turn_begin() const {
-    if constexpr (PINGPONG) turn_wait(wn);
+    if constexpr (PINGPONG) turn_wait(pp_group());
   }
+  // The turn-taking group: the key group (WN_KEYS=pingpong) or the row warpgroup (WG_PINGPONG).
+  __device__ __forceinline__ int pp_group() const { return ROW_PP ? warp >> 2 : wn; }
   __device__ __forceinline__ void turn_end(bool pv) const {
     if constexpr (PINGPONG) {
-      if (!(pv && wn == 1 && pp_last)) turn_pass(1 - wn);
+      if (!(pv && pp_group() == 1 && pp_last)) turn_pass(1 - pp_group());
     }
   }
   __device__ __forceinline__ void turn_start() const {
     if constexpr (PINGPONG) {
-      if (wn == 1) turn_pass(0);
+      if (pp_group() == 1) turn_pass(0);
     }
   }
   __device__ __forceinline__ void turn_idle() const {
@@ -1284,7 +1304,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   [[maybe_unused]] TmaRing ring;
   if constexpr (TMA_KV) {
     constexpr unsigned push_bytes = MERGE_PUSH ? 16 + (KS - 1) * BM * (HD + 8) * 4 : 0;
-    ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid);
+    ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid == TMA_PRODUCER);
     if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
   }
 
@@ -1330,10 +1350,10 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 #if defined(KF_MMA_WGMMA)
     path.turn_start();
 #endif
-    for (int jj = 0; jj < (PINGPONG ? gper : gn); ++jj) {
+    for (int jj = 0; jj < (PINGPONG_KEYS ? gper : gn); ++jj) {
 #if defined(KF_MMA_WGMMA)
       path.pp_last = jj == gper - 1;
-      if (PINGPONG && jj >= gn) {
+      if (PINGPONG_KEYS && jj >= gn) {
         path.turn_idle();
         continue;
       }
@@ -1358,7 +1378,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   // K/V ring: tile t lives in slot t % STAGES. With KV_WAIT=split, K_t and V_t are separate
   // commit groups so Q K^T can start before V_t has landed (one extra barrier per tile).
   if constexpr (TMA_KV) {
-    if (tid == 0)
+    if (tid == TMA_PRODUCER)
       for (int st = 0; st < min(STAGES - 1, ntiles); ++st) ring.issue(st, tmK, tmV);
   } else if constexpr (STAGES > 1) {
 #pragma unroll
@@ -1426,15 +1446,21 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     }
   } else
 #endif
+#if defined(KF_MMA_WGMMA)
+  if constexpr (ROW_PP) path.turn_start();
+#endif
   for (int jj = 0; jj < ntiles; ++jj) {
     const int j = t0 + jj;  // absolute key tile
+#if defined(KF_MMA_WGMMA)
+    path.pp_last = jj == ntiles - 1;
+#endif
     const int slot = STAGES == 1 ? 0 : jj % STAGES;
     // DIAG=2 (timing diagnostic, wrong output): no K/V loads after the prologue's, so the loop's
     // time without the K/V stream into the SM
     const int jn = (KF_DIAG_NO_RELOAD ? ntiles : jj + STAGES - 1);
     auto issue = [&] {  // the tile STAGES - 1 ahead, into the slot every warp is done with
       if constexpr (TMA_KV) {
-        if (tid == 0 && jn < ntiles) ring.issue(jn, tmK, tmV);
+        if (tid == TMA_PRODUCER && jn < ntiles) ring.issue(jn, tmK, tmV);
       } else if constexpr (STAGES > 1) {
         if (jn < ntiles) load_tile<BN>(sK + (jn % STAGES) * KV_ELEMS, Kh, (t0 + jn) * BN, S, tid);
         if (SPLIT_WAIT) kf::cp_async_commit();
@@ -1443,8 +1469,10 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
       }
     };
     if constexpr (TMA_KV) {
-      __syncthreads();  // every warp is done with tile jj - 1, whose slot tile jn refills
-      if (tid == 0 && jj > 0 && jn < ntiles) ring.release(jj - 1);
+      // every warp is done with tile jj - 1, whose slot tile jn refills (WG_PINGPONG: the turns order it,
+      // see TMA_PRODUCER)
+      if constexpr (!ROW_PP) __syncthreads();
+      if (tid == TMA_PRODUCER && jj > 0 && jn < ntiles) ring.release(jj - 1);
       if (!KF_DIAG_NO_RELOAD || jj < STAGES - 1) ring.wait(jj);  // DIAG=2 loads the prologue's tiles only
     } else if constexpr (STAGES == 1) {
       if (jj > 0) __syncthreads();
