@@ -364,7 +364,15 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
       {{"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"WN_KEYS", std::string("pingpong")}},
       {{"KV_SPLITS", int64_t{2}}, {"KV_MERGE", std::string("push")}},
       {{"KV_SPLITS", int64_t{4}}, {"KV_MERGE", std::string("cluster")}},
-      {{"KV_WAIT", std::string("split")}, {"LOAD_ORDER", std::string("after_qk")}}};
+      {{"KV_WAIT", std::string("split")}, {"LOAD_ORDER", std::string("after_qk")}},
+      // the TMA ring: alone, multicast to a cluster, split waits, split-KV, PIPE_QK, row ping-pong
+      {{"KV_LOAD", std::string("tma")}},
+      {{"KV_LOAD", std::string("tma")}, {"KV_MCAST", int64_t{2}}},
+      {{"KV_LOAD", std::string("tma")}, {"KV_WAIT", std::string("split")}, {"LOAD_ORDER", std::string("after_qk")}},
+      {{"KV_LOAD", std::string("tma")}, {"KV_SPLITS", int64_t{2}}, {"KV_MERGE", std::string("push")}},
+      {{"KV_LOAD", std::string("tma")}, {"STAGES", int64_t{3}}, {"PIPE_QK", int64_t{1}}},
+      {{"KV_LOAD", std::string("tma")}, {"BLOCK_M", int64_t{128}}, {"WARPS", int64_t{8}}, {"STAGES", int64_t{3}},
+       {"WG_PINGPONG", int64_t{1}}}};
   CubinCache cache(dir_);
   CompilePool pool(2, &cache);
   std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVRTC compile check (no GPU): every spec default plus the split-KV and key-group variants, for sm_90 and sm_89,
+"""NVRTC compile check (no GPU): every spec default plus the split-KV, key-group and TMA variants, for sm_90 and sm_89,
 on every specialization of the mission + sweep suites; configs the constraints reject for an arch are skipped.
   python3 tools/sdpa_bench/nvrtc_check.py [--jobs N] [--quick]"""
 import argparse
@@ -22,6 +22,11 @@ for ks in (2, 4):
 for keys in ("range", "pingpong"):  # two key groups over the first default's query rows
     c = dict(cfgs[0]); c.update(WARPS=2 * c["WARPS"], WARPS_N=2, WN_KEYS=keys, STAGES=2); cfgs.append(c)
 c = dict(cfgs[0]); c.update(LOAD_ORDER="after_qk"); cfgs.append(c)
+tma = dict(cfgs[0]); tma.update(KV_LOAD="tma", KV_WAIT="joint")  # the TMA ring and its structural options
+for extra in ({}, {"KV_MCAST": 2}, {"KV_MCAST": 4}, {"KV_WAIT": "split"}, {"KV_SPLITS": 2, "KV_MERGE": "push"},
+              {"STAGES": 3, "PIPE_QK": 1, "LOAD_ORDER": "first"},
+              {"BLOCK_M": 128, "WARPS": 8, "STAGES": 3, "WG_PINGPONG": 1}):
+    c = dict(tma); c.update(extra); cfgs.append(c)
 specs = {}
 for s in fam.suite("mission") + fam.suite("sweep"):
     specs[(s["D"], s["causal"], s["dtype"])] = s

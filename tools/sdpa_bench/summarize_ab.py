@@ -22,7 +22,7 @@ for path in sys.argv[1:]:
         tag = ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
         print(f"{tag}  flash {bt.get('torch.flash') or 0:.1f}  cudnn {bt.get('torch.cudnn') or 0:.1f}  "
               f"ok {len(ok)} failed {len(bad)}")
-        for key in ["MMA", "BLOCK_M", "BLOCK_N", "WARPS_N", "WN_KEYS", "LOAD_ORDER", "KV_WAIT", "KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY", "PIPE_QK", "EXP2", "FRAG_PREFETCH", "LANE_ADDR", "KV_LOAD", "KV_MCAST"]:
+        for key in ["MMA", "BLOCK_M", "BLOCK_N", "WARPS_N", "WN_KEYS", "LOAD_ORDER", "KV_WAIT", "KV_SPLITS", "KV_MERGE", "LAZY_RESCALE", "P_EARLY", "PIPE_QK", "EXP2", "FRAG_PREFETCH", "LANE_ADDR", "KV_LOAD", "KV_MCAST", "WG_PINGPONG"]:
             vals = sorted({r["config"].get(key) for r in ok})
             if len(vals) < 2:
                 continue
@@ -35,7 +35,7 @@ for path in sys.argv[1:]:
                       f"BM{c['BLOCK_M']} BN{c['BLOCK_N']} W{c['WARPS']} WN{c.get('WARPS_N', 1)}{c.get('WN_KEYS', 'tile')[:2]} ST{c['STAGES']} Q{c['Q_IN']} "
                       f"KS{c['KV_SPLITS']}{c.get('KV_MERGE', '')[:2]} LZ{c['LAZY_RESCALE']} PE{c.get('P_EARLY', 0)} "
                       f"LO{c.get('LOAD_ORDER', 'first')[:2]} {c.get('KV_LOAD', 'cp_async')}x{c.get('KV_MCAST', 1)}")
-        variant_keys = ["LANE_ADDR", "FRAG_PREFETCH", "EXP2", "PIPE_QK", "LOAD_ORDER", "KV_WAIT", "KV_LOAD", "KV_MCAST"]
+        variant_keys = ["LANE_ADDR", "FRAG_PREFETCH", "EXP2", "PIPE_QK", "LOAD_ORDER", "KV_WAIT", "KV_LOAD", "KV_MCAST", "WG_PINGPONG"]
         groups = {}
         for r in ok:
             base = tuple(sorted((k, v) for k, v in r["config"].items() if k not in variant_keys))
