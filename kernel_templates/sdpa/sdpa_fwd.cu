@@ -102,13 +102,15 @@ typedef kf::dtype_traits<elem_t> TR;
 #endif
 // DIAG=3 (timing diagnostic, wrong output): the first thread of each warpgroup records clock64 at
 // fixed points (slot k: 0 entry, 1 prologue done, 2 + 2t / 3 + 2t before / after its t-th tile,
-// 14 loop done, 15 merge done, 16 / 17 globaltimer at entry / end) and writes them over its CTA's
+// 14 loop done, 15 merge done, 16 / 17 globaltimer at entry / end, 18 Q and the first K/V tiles
+// requested, 19 its part of Q resident; 18 and 19 in the one-ring loop only) and writes them over its CTA's
 // O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
 #if defined(KF_DIAG) && KF_DIAG == 3
 #define KF_STAMPS 1
+#define KF_NSTAMPS 20
 #define KF_STAMP(k)                                                                          \
   do {                                                                                       \
-    if ((k) < 18 && (threadIdx.x & 127) == 0) stamps[(k)] = clock64();                      \
+    if ((k) < KF_NSTAMPS && (threadIdx.x & 127) == 0) stamps[(k)] = clock64();                      \
   } while (0)
 #else
 #define KF_STAMPS 0
@@ -1266,7 +1268,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
 #if KF_STAMPS
-  long long stamps[18] = {};
+  long long stamps[KF_NSTAMPS] = {};
   KF_STAMP(0);
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(stamps[16]));
 #endif
@@ -1389,7 +1391,9 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
       kf::cp_async_commit();
     }
   }
+  KF_STAMP(18);  // Q and the first K/V tiles requested
   kf::cp_async_wait<(TMA_KV ? 0 : (SPLIT_WAIT ? 2 : 1) * (STAGES - 1))>();  // Q
+  KF_STAMP(19);  // this thread's part of Q resident
   publish_smem();
   __syncthreads();
   path.q_to_regs(sQ);
@@ -1510,8 +1514,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(stamps[17]));
   if (path.diag_checksum() == -1.2345f) stamps[17] = 0;  // keeps P V live (see DIAG=1)
   if ((tid & 127) == 0 && m0 < S) {
-    long long* out = reinterpret_cast<long long*>(Oh + (size_t)m0 * HD) + (tid >> 7) * 18;
-    for (int k = 0; k < 18; ++k) out[k] = stamps[k];
+    long long* out = reinterpret_cast<long long*>(Oh + (size_t)m0 * HD) + (tid >> 7) * KF_NSTAMPS;
+    for (int k = 0; k < KF_NSTAMPS; ++k) out[k] = stamps[k];
   }
   return;
 #endif

@@ -17,6 +17,9 @@ import bench  # noqa: E402
 import kfbench as kb  # noqa: E402
 
 
+NSTAMPS = 20  # the template's KF_NSTAMPS
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spec", default=bench.SPEC)
@@ -48,14 +51,17 @@ def main():
             for m0 in range(0, S, bm):
                 base = (bh * S * D + m0 * D) // 4
                 for g in range(wgs):
-                    st_ = [int(x) for x in o[base + 18 * g: base + 18 * g + 18]]
+                    st_ = [int(x) for x in o[base + NSTAMPS * g: base + NSTAMPS * g + NSTAMPS]]
                     t0 = st_[0] if g == 0 else rows[-g][0][0]
                     rows.append((st_, t0))
         print(f"== {text}  ({len(rows)} warpgroup records)")
-        names = ["prologue"] + [f"tile{i}" for i in range(6)] + ["merge", "total"]
+        names = ["prologue", "issue", "q_wait"] + [f"tile{i}" for i in range(6)] + ["merge", "total"]
 
         def spans(st_, t0):
             out = {"prologue": (st_[0] - t0, st_[1] - t0)}
+            if st_[18] and st_[19]:  # within the prologue: loads requested, then Q resident
+                out["issue"] = (st_[0] - t0, st_[18] - t0)
+                out["q_wait"] = (st_[18] - t0, st_[19] - t0)
             for i in range(6):
                 if st_[2 + 2 * i] and st_[3 + 2 * i]:
                     out[f"tile{i}"] = (st_[2 + 2 * i] - t0, st_[3 + 2 * i] - t0)
@@ -74,6 +80,12 @@ def main():
             print(f"  wg{g} (median cycles from the CTA's entry): " + "  ".join(cells))
         gt = [r[0][17] - r[0][16] for r in rows]
         print(f"  CTA wall (globaltimer) median {statistics.median(gt):.0f} ns, max {max(gt)} ns")
+        # the launch as a whole: when CTAs entered and left, from the first entry (globaltimer, ns)
+        first = min(r[0][16] for r in rows)
+        starts = sorted(r[0][16] - first for r in rows)
+        ends = sorted(r[0][17] - first for r in rows)
+        print(f"  CTA entries: median {statistics.median(starts):.0f} ns, last {starts[-1]} ns after the first; "
+              f"exits: first {ends[0]} ns, median {statistics.median(ends):.0f} ns, last {ends[-1]} ns")
 
 
 if __name__ == "__main__":
