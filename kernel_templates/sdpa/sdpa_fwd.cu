@@ -2,8 +2,8 @@
 // Layout [B, H, S, D] contiguous, 16-bit elements (f16 or bf16), fp32 accumulation.
 //
 // FlashAttention-2 structure: each CTA owns BLOCK_M query rows of one (b, h); each warp owns
-// BLOCK_M / WARPS of them; K/V are streamed once through a STAGES-deep cp.async ring of
-// BLOCK_N-row tiles; the softmax is online (running max and sum), in the base-2 domain.
+// BLOCK_M / WARPS of them; K/V are streamed once through a STAGES-deep ring of BLOCK_N-row tiles
+// (cp.async, or TMA with mbarriers); the softmax is online (running max and sum), in the base-2 domain.
 //
 // Parameters (#define KF_<NAME>, see docs/family_spec.md):
 //   KF_BLOCK_M, KF_BLOCK_N, KF_WARPS, KF_STAGES, KF_VEC (elements per cp.async: 2, 4, 8)
@@ -364,12 +364,13 @@ constexpr int Q_ELEMS = BM * ROWE;
 constexpr int KV_ELEMS = BN * ROWE;
 
 // ---------------------------------------------------------------------------------------------
-// KV_LOAD=tma: the K/V ring filled by TMA. Thread 0 of each CTA loads its 1 / MC slice of every tile
-// (rows [rank * BN / MC, ...)), multicast to the whole cluster when MC > 1; a slot's full mbarrier
-// completes when all of the tile's K and V bytes have landed, from every slice (KV_WAIT=split: K on
-// it, V on a second one, waited for just before P V, so Q K^T and the softmax run while V lands). A slot is refilled
-// once every warp of the CTA is done with it (the loop's CTA barrier) and, with MC > 1, once every
-// CTA of the cluster has said so on the refilling CTA's empty mbarrier (its slice lands in all of them).
+// KV_LOAD=tma: the K/V ring filled by TMA. One thread of each CTA (TMA_PRODUCER) loads its 1 / MC slice
+// of every tile (rows [rank * BN / MC, ...)), multicast to the whole cluster when MC > 1; a slot's full
+// mbarrier completes when all of the tile's K and V bytes have landed, from every slice (KV_WAIT=split:
+// K on it, V on a second one, waited for just before P V, so Q K^T and the softmax run while V lands).
+// A slot is refilled once every warp of the CTA is done with it (the loop's CTA barrier, or the turn
+// order of WG_PINGPONG) and, with MC > 1, once every CTA of the cluster has said so on the refilling
+// CTA's empty mbarrier (its slice lands in all of them).
 static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !WN_RANGE),
               "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, WN_KEYS=tile");
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
