@@ -508,13 +508,19 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
       {"STAGES", {int64_t{2}, int64_t{4}}},     {"VEC", {int64_t{8}}},
       {"WARPS", {int64_t{4}, int64_t{8}}},      {"MIN_BLOCKS", {int64_t{1}}},
       {"LAYOUT", {std::string("swizzled"), std::string("padded")}},
-      // values the constraints treat alike narrowed to one (range ~ pingpong, cluster ~ push), so
-      // the product stays ~1e7
+      // values the constraints treat alike narrowed to one (range ~ pingpong, cluster ~ push,
+      // 4 ~ 2 for WARPS_N, KV_SPLITS and KV_MCAST), so the product stays ~1e7 per shape
       {"WN_KEYS", {std::string("tile"), std::string("pingpong")}},
-      {"KV_MERGE", {std::string("gmem"), std::string("push")}}, {"LAZY_RESCALE", {int64_t{1}}}};
+      {"KV_MERGE", {std::string("gmem"), std::string("push")}}, {"LAZY_RESCALE", {int64_t{1}}},
+      {"WARPS_N", {int64_t{1}, int64_t{2}}}, {"KV_SPLITS", {int64_t{1}, int64_t{2}}},
+      {"KV_MCAST", {int64_t{1}, int64_t{2}}}};
   for (auto& p : sdpa.params)
     if (auto it = narrow.find(p.name); it != narrow.end()) p.values = it->second;
-  expect_pruned_equals_filtered(sdpa, "sm_90", "B=2,H=8,S=512,D=128,causal=1,dtype=bf16");
+  // sm_90, D 64: the TMA ring, multicast and row ping-pong are valid there
+  expect_pruned_equals_filtered(sdpa, "sm_90", "B=2,H=8,S=512,D=64,causal=1,dtype=bf16");
+  // sm_89 rejects all three; one value each keeps that product small
+  for (auto& p : sdpa.params)
+    if (p.name == "KV_LOAD" || p.name == "KV_MCAST" || p.name == "WG_PINGPONG") p.values.resize(1);
   expect_pruned_equals_filtered(sdpa, "sm_89", "B=1,H=2,S=77,D=64,causal=0,dtype=bf16");
 }
 
