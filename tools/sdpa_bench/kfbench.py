@@ -379,6 +379,10 @@ class Driver:
         L.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
         L.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         L.cuFuncGetAttribute.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_void_p]
+        # cuTensorMapEncodeTiled(map, dtype, rank, address, dims, strides, box, element strides, interleave,
+        # swizzle, L2 promotion, OOB fill)
+        L.cuTensorMapEncodeTiled.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32] + [ctypes.c_void_p] * 5 + \
+            [ctypes.c_int] * 4
 
     def check(self, r, what):
         if r != 0:
@@ -417,10 +421,8 @@ class Driver:
         bdim = (u32 * rank)(*[int(b) for b in box])
         estr = (u32 * rank)(*([1] * rank))
         holder = TensorMapArg()
-        fn = self.lib.cuTensorMapEncodeTiled
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_int, u32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-        self.check(fn(holder.address(), dtype_enum, rank, ctypes.c_void_p(ptr), gdim, gstr, bdim, estr, 0, swz, 3, 0),
+        self.check(self.lib.cuTensorMapEncodeTiled(holder.address(), dtype_enum, rank, ctypes.c_void_p(ptr), gdim, gstr,
+                                                   bdim, estr, 0, swz, 3, 0),
                    f"cuTensorMapEncodeTiled(dims {list(dims)}, box {list(box)}, swizzle {swizzle})")
         return ("tmap", holder)
 
