@@ -129,5 +129,25 @@ TEST_F(TensorMapGpu, TheDriversRefusalNamesItsCode) {
   EXPECT_NO_THROW(encode_tensor_map(out, g, reinterpret_cast<const void*>(uintptr_t{0x10000000})));
 }
 
+// The shipped attention family's TMA ring passes its gate (the campaign shape plus the spec's odd-S,
+// one-row and large-score cases) in each of its structures: one CTA's loads, a multicast cluster
+// (causal, with query blocks past S that only load), split waits, split-KV on the ring, and the
+// row ping-pong without a CTA barrier per tile.
+TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
+  const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
+  const Config base = parse_assignment(
+      "BLOCK_M=64,BLOCK_N=128,WARPS=4,STAGES=2,MMA=wgmma,VEC=8,LAYOUT=swizzled,Q_IN=regs,KV_WAIT=joint,WARPS_N=1,"
+      "WN_KEYS=tile,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,LAZY_RESCALE=0,P_EARLY=1,PIPE_QK=0,EXP2=f32,LANE_ADDR=0,"
+      "LOAD_ORDER=after_qk,KV_LOAD=tma,KV_MCAST=1,WG_PINGPONG=0");
+  for (const char* change : {"KV_MCAST=1", "KV_MCAST=2", "KV_MCAST=4,KV_WAIT=split", "KV_SPLITS=2,KV_MERGE=push",
+                             "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1"}) {
+    Config c = base;
+    for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
+    SCOPED_TRACE(to_string(c));
+    const EvalResult r = evaluate(spec, to_string(c), "B=2,H=8,S=256,D=64,causal=1,dtype=f16");
+    EXPECT_EQ(r.status, Status::Ok) << r.error;
+  }
+}
+
 }  // namespace
 }  // namespace kf
