@@ -5,7 +5,7 @@ For each shape of a suite (search_spaces/sdpa_fwd.json), unless --baselines-only
   <kforge> export --family sdpa_fwd --shape B=..,H=..,S=..,D=..,causal=..,dtype=.. --out <dir> --db <db>
 then load <dir>/<manifest.cubin> through libcuda (ctypes), launch it on torch's current stream, and
 time it and torch.flash / torch.efficient / torch.cudnn (torch.nn.attention.sdpa_kernel) by CUDA-graph
-replay (many launches per graph, median of many replays). All outputs are checked against torch's math
+replay (many launches per graph, median of many replays, the replays of all of them interleaved). All outputs are checked against torch's math
 SDPA in fp64 and against each other. Prints a table and, with --baselines-out, writes the backend
 timings as a JSON list for `kforge baseline import`.
 
@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--target-us", type=float, default=3000.0)
     ap.add_argument("--max-launches", type=int, default=2000, help="launches per graph at most (all backends alike)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sequential", action="store_true",
+                    help="time one op after another (the method before interleaved replays), for comparison")
     args = ap.parse_args()
 
     import torch
@@ -106,14 +108,15 @@ def main():
         flops, nbytes = fam.cost(shape)
         res = {}
         outs = {}
+        ops = {}  # name -> launch, timed together once every op has run and been kept for the checks
         for name, be in kb.sdpa_backends().items():
             try:
                 fn, hold = kb.sdpa_fn(be, t["Q"], t["K"], t["V"], shape["causal"])
                 fn()
                 torch.cuda.synchronize()
                 outs[name] = hold["o"].clone()
-                tm = kb.time_graph(fn, target_us=args.target_us, reps=args.reps, max_launches=args.max_launches)
-                res[name] = dict(tm, err=kb.errors(hold["o"], ref))
+                ops[name] = fn
+                res[name] = dict(err=kb.errors(hold["o"], ref))
             except Exception as e:
                 res[name] = {"error": (str(e).splitlines() or [type(e).__name__])[0][:200]}
                 torch.cuda.synchronize()
@@ -121,17 +124,28 @@ def main():
             try:
                 with tempfile.TemporaryDirectory() as d:
                     man = export_kernel(args.kforge, args.db, shape, d)
-                    launch = kforge_launcher(drv, man, d, t, torch)
-                    t["O"].fill_(float("nan"))
-                    launch()
-                    torch.cuda.synchronize()
-                    outs["kforge"] = t["O"].clone()
-                    tm = kb.time_graph(launch, target_us=args.target_us, reps=args.reps, max_launches=args.max_launches)
-                    torch.cuda.synchronize()
-                    res["kforge"] = dict(tm, err=kb.errors(t["O"], ref), config=man.get("config"),
-                                         stored_us=(man.get("measured") or {}).get("median_us"))
+                    launch = kforge_launcher(drv, man, d, t, torch)  # the cubin is loaded; d may go
+                t["O"].fill_(float("nan"))
+                launch()
+                torch.cuda.synchronize()
+                outs["kforge"] = t["O"].clone()
+                ops["kforge"] = launch
+                res["kforge"] = dict(err=kb.errors(t["O"], ref), config=man.get("config"),
+                                     stored_us=(man.get("measured") or {}).get("median_us"))
             except Exception as e:
                 res["kforge"] = {"error": str(e)[:300]}
+        try:
+            timing = dict(reps=args.reps, target_us=args.target_us, max_launches=args.max_launches)
+            if args.sequential:
+                tms = {name: kb.time_graph(fn, **timing) for name, fn in ops.items()}
+            else:
+                tms = kb.time_graphs(ops, **timing)
+            for name, tm in tms.items():
+                res[name].update(tm)
+        except Exception as e:
+            for name in ops:
+                res[name] = {"error": f"timing: {str(e)[:200]}"}
+        torch.cuda.synchronize()
         # every output against the fp64 reference and against each other
         names = list(outs)
         cross = 0.0

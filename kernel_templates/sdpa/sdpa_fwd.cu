@@ -22,9 +22,11 @@
 //   KF_LOAD_ORDER_FIRST | KF_LOAD_ORDER_AFTER_QK  when a key-loop iteration issues the cp.async loads
 //                 of the tile STAGES - 1 ahead: before the tile's MMAs, or (wgmma) right after its Q K^T
 //                 is issued, so the ~400 cycles the load issue takes (LSU-bound) run under the tensor cores
-//   KF_WG_PINGPONG  (wgmma, TMA, BLOCK_M 128, WARPS 8) 1: the two warpgroups over the query rows take turns
-//                 issuing their MMAs (FA3's ping-pong: one's softmax runs under the other's tensor work) and
-//                 run half a tile apart: no CTA barrier per tile; the lagging warpgroup issues the loads
+//   KF_WG_PINGPONG  (wgmma, TMA, WARPS 8, LOAD_ORDER=after_qk) 1: two warpgroups take turns issuing their
+//                 MMAs (FA3's ping-pong: one's softmax runs under the other's tensor work) and run half a tile
+//                 apart: no CTA barrier per tile; the lagging warpgroup issues the loads. The two are either
+//                 the row halves of BLOCK_M 128 (WARPS_N 1) or, with BLOCK_M 64, two key groups that each take
+//                 half of every tile's keys (WARPS_N 2, WN_KEYS=tile) and merge at the end
 //   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma, D 64)
 //                 one thread's TMA box loads from the tensor maps tmK / tmV, each ring slot completed on a
 //                 "full" mbarrier by byte count (no LSU issue, no cp.async wait in the compute warps)
@@ -45,6 +47,9 @@
 //   KF_EXP2_F32 | KF_EXP2_PAIR  (mma path, P_EARLY) P = exp2 one f32 MUFU op per element, or one 16-bit
 //                 pair op per two elements (the exponents are rounded to the element type first; P is
 //                 16-bit for P V anyway). Halves the MUFU work, which bounds the softmax phase.
+//   KF_EXP2_POLY  (mma path) one element in four takes its exp2 from a polynomial on the FMA pipe (poly_exp2)
+//                 and the others from the MUFU: with one warp per scheduler the MUFU's 8 cycles per warp
+//                 instruction and the issue slots of the rest of the softmax balance at about that share.
 //   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   KF_LANE_ADDR  (mma.sync only) 1: ldmatrix addresses recomputed per tile instead of hoisted (fewer live registers)
@@ -147,6 +152,11 @@ constexpr bool EXP2_PAIR = true;
 constexpr bool EXP2_PAIR = false;
 #endif
 static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P_EARLY=1");
+#if defined(KF_EXP2_POLY)
+constexpr bool EXP2_POLY = true;
+#else
+constexpr bool EXP2_POLY = false;
+#endif
 constexpr int KS = KF_KV_SPLITS;
 #ifndef KF_KV_MCAST
 #define KF_KV_MCAST 1
@@ -265,8 +275,9 @@ constexpr bool PINGPONG_KEYS = false;
 #ifndef KF_WG_PINGPONG
 #define KF_WG_PINGPONG 0
 #endif
-constexpr bool ROW_PP = KF_WG_PINGPONG != 0;  // the two row warpgroups take turns issuing their MMAs
-constexpr bool PINGPONG = PINGPONG_KEYS || ROW_PP;
+constexpr bool WG_PP = KF_WG_PINGPONG != 0;  // two warpgroups of one ring take turns issuing their MMAs
+constexpr bool ROW_PP = WG_PP && WN == 1;     // they are the row halves of BLOCK_M 128 (else two key groups)
+constexpr bool PINGPONG = PINGPONG_KEYS || WG_PP;
 constexpr int GT = NT / WN;       // threads of one key group
 constexpr int RINGS = WN_RANGE ? WN : 1;  // K/V rings (one per key group in range mode)
 constexpr int RPW = BM / WM;    // query rows per warp
@@ -286,7 +297,7 @@ static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(!WN_RANGE || (STAGES >= 2 && !SPLIT_WAIT), "WN_KEYS=range needs STAGES >= 2 and KV_WAIT=joint");
 static_assert(!PINGPONG_KEYS || WN == 2, "WN_KEYS=pingpong needs WARPS_N == 2");
-constexpr int PP_THREADS = ROW_PP ? 256 : 2 * GT;  // the two turn-taking groups' threads
+constexpr int PP_THREADS = WG_PP ? 256 : 2 * GT;  // the two turn-taking groups' threads
 static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
 static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
@@ -376,14 +387,16 @@ static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !WN_RANGE),
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
-static_assert(!ROW_PP || (WGMMA && TMA_KV && WN == 1 && NW == 8 && BM == 128 && STAGES >= 3 && MC == 1 && KS == 1 &&
-                          !PIPE_QK),
-              "WG_PINGPONG needs wgmma, KV_LOAD=tma, BLOCK_M 128, WARPS 8, WARPS_N 1, STAGES >= 3, KV_MCAST 1, "
-              "KV_SPLITS 1, PIPE_QK 0");
-// The thread that issues the TMA loads. WG_PINGPONG: the first of the lagging warpgroup (1), so when it
-// refills tile j - 1's slot (right after issuing its own Q K^T of tile j) the leading warpgroup, which
-// issued its tile-j MMAs before, has finished tile j - 1 too; STAGES >= 3 keeps the leader fed.
-constexpr int TMA_PRODUCER = ROW_PP ? NT - 128 : 0;
+static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= 3 && MC == 1 && KS == 1 && !PIPE_QK &&
+                         ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64))),
+              "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
+              "KV_SPLITS 1, PIPE_QK 0, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile)");
+// The thread that issues the TMA loads. WG_PINGPONG: the first of the lagging warpgroup (1). It refills tile
+// j - 1's slot right after issuing its own Q K^T of tile j (LOAD_ORDER=after_qk), which the leading
+// warpgroup's Q K^T of tile j preceded in the turn order, and the leader issued that only after its P V of
+// tile j - 1 had completed: both are done with the slot. (Issued before its Q K^T, the refill could overtake
+// the leader's last P V.) STAGES >= 3 keeps the leader fed.
+constexpr int TMA_PRODUCER = WG_PP ? NT - 128 : 0;
 struct TmaRing {
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
   static constexpr unsigned TILE_BYTES = 2u * BN * HD * sizeof(elem_t);
@@ -632,7 +645,7 @@ struct Path {
   __device__ __forceinline__ void turn_begin() const {
     if constexpr (PINGPONG) turn_wait(pp_group());
   }
-  // The turn-taking group: the key group (WN_KEYS=pingpong) or the row warpgroup (WG_PINGPONG).
+  // The turn-taking group: the key group (WN_KEYS=pingpong, WG_PINGPONG with WARPS_N 2) or the row warpgroup.
   __device__ __forceinline__ int pp_group() const { return ROW_PP ? warp >> 2 : wn; }
   __device__ __forceinline__ void turn_end(bool pv) const {
     if constexpr (PINGPONG) {
@@ -756,7 +769,8 @@ struct Path {
             continue;
           }
           const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
-          const float p1 = kf::fast_exp2(fmaf(s[mt][n][2 * r + 1], sl2, -m_use));
+          const float x1 = fmaf(s[mt][n][2 * r + 1], sl2, -m_use);
+          const float p1 = (EXP2_POLY && (n & 1)) ? kf::poly_exp2(x1) : kf::fast_exp2(x1);
           if constexpr (P_EARLY) {
             pk[mt][n][r] = TR::pack2(p0, p1);
           } else {
@@ -1451,12 +1465,12 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     }
   } else
 #endif
-#if defined(KF_MMA_WGMMA)
-  if constexpr (ROW_PP) path.turn_start();
-#endif
   for (int jj = 0; jj < ntiles; ++jj) {
     const int j = t0 + jj;  // absolute key tile
 #if defined(KF_MMA_WGMMA)
+    // (inside the loop: a statement between the PIPE_QK branch's else and this loop would be that else's
+    // whole body, and the loop would run after the pipelined one too)
+    if (WG_PP && jj == 0) path.turn_start();
     path.pp_last = jj == ntiles - 1;
 #endif
     const int slot = STAGES == 1 ? 0 : jj % STAGES;
@@ -1476,7 +1490,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     if constexpr (TMA_KV) {
       // every warp is done with tile jj - 1, whose slot tile jn refills (WG_PINGPONG: the turns order it,
       // see TMA_PRODUCER)
-      if constexpr (!ROW_PP) __syncthreads();
+      if constexpr (!WG_PP) __syncthreads();
       if (tid == TMA_PRODUCER && jj > 0 && jn < ntiles) ring.release(jj - 1);
       if (!KF_DIAG_NO_RELOAD || jj < STAGES - 1) ring.wait(jj);  // DIAG=2 loads the prologue's tiles only
     } else if constexpr (STAGES == 1) {

@@ -131,8 +131,8 @@ TEST_F(TensorMapGpu, TheDriversRefusalNamesItsCode) {
 
 // The shipped attention family's TMA ring passes its gate (the campaign shape plus the spec's odd-S,
 // one-row and large-score cases) in each of its structures: one CTA's loads, a multicast cluster
-// (causal, with query blocks past S that only load), split waits, split-KV on the ring, and the
-// row ping-pong without a CTA barrier per tile.
+// (causal, with query blocks past S that only load), split waits, split-KV on the ring, the row and
+// key-group ping-pongs without a CTA barrier per tile, and the polynomial exp2.
 TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
   const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
   const Config base = parse_assignment(
@@ -140,7 +140,8 @@ TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
       "WN_KEYS=tile,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,LAZY_RESCALE=0,P_EARLY=1,PIPE_QK=0,EXP2=f32,LANE_ADDR=0,"
       "LOAD_ORDER=after_qk,KV_LOAD=tma,KV_MCAST=1,WG_PINGPONG=0");
   for (const char* change : {"KV_MCAST=1", "KV_MCAST=2", "KV_MCAST=4,KV_WAIT=split", "KV_SPLITS=2,KV_MERGE=push",
-                             "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1"}) {
+                             "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1", "WARPS=8,WARPS_N=2,STAGES=3,WG_PINGPONG=1",
+                             "EXP2=poly"}) {
     Config c = base;
     for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
     SCOPED_TRACE(to_string(c));

@@ -342,7 +342,8 @@ TEST_F(CompileTest, VecaddTestFamilyCompiles) {
 // is valid.
 // The wgmma structural variants the defaults do not use (key groups over own tile ranges, with and
 // without the warpgroup ping-pong; split-KV merged by st.async push or over DSMEM; split K/V waits
-// with the loads issued after Q K^T) stay valid on sm_90 and compile for sm_90a.
+// with the loads issued after Q K^T; the TMA ring's options, row and key-group ping-pong, EXP2=poly)
+// stay valid on sm_90 and compile for sm_90a; a ping-pong that loads before Q K^T is not valid.
 TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
   const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
   const Shape shape = parse_shape(f, "B=2,H=8,S=512,D=64,causal=1,dtype=f16");
@@ -372,7 +373,16 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
       {{"KV_LOAD", std::string("tma")}, {"KV_SPLITS", int64_t{2}}, {"KV_MERGE", std::string("push")}},
       {{"KV_LOAD", std::string("tma")}, {"STAGES", int64_t{3}}, {"PIPE_QK", int64_t{1}}},
       {{"KV_LOAD", std::string("tma")}, {"BLOCK_M", int64_t{128}}, {"WARPS", int64_t{8}}, {"STAGES", int64_t{3}},
-       {"WG_PINGPONG", int64_t{1}}}};
+       {"WG_PINGPONG", int64_t{1}}, {"LOAD_ORDER", std::string("after_qk")}},
+      // key-group ping-pong (two key groups over BLOCK_M 64), the polynomial exp2
+      {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"STAGES", int64_t{3}},
+       {"WG_PINGPONG", int64_t{1}}, {"LOAD_ORDER", std::string("after_qk")}},
+      {{"KV_LOAD", std::string("tma")}, {"EXP2", std::string("poly")}}};
+  // the ping-pong's producer may refill a slot only after its own Q K^T (see TMA_PRODUCER in the template)
+  Config early = base;
+  for (const auto& [name, value] : changes[changes.size() - 2]) early[name] = value;
+  early["LOAD_ORDER"] = std::string("first");
+  EXPECT_FALSE(sm90.valid(early)) << to_string(early);
   CubinCache cache(dir_);
   CompilePool pool(2, &cache);
   std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;

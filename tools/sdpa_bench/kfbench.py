@@ -3,7 +3,8 @@
 - Expr: the family-spec expression language (src/space/expr.hpp) in Python.
 - render(): kforge's #define convention + inlining of quoted includes.
 - Nvrtc / Driver: ctypes wrappers over libnvrtc and libcuda (no compiled extension needed).
-- time_graph(): CUDA-graph replay of many launches, median of many replays (one method for all).
+- time_graph(): CUDA-graph replay of many launches, median of many replays (one method for all);
+  time_graphs(): the same for several ops at once, their replays interleaved.
 Only the timing / launch parts need torch and a GPU; Expr and render() run anywhere.
 """
 import ctypes
@@ -512,17 +513,26 @@ def time_graph(fn, target_us=3000.0, reps=25, max_launches=2000, warmup=3, probe
     N comes from a probe graph of `probe_launches` launches: a single eager launch costs tens of us
     of launch latency, so sizing N from it gave the few-us mission kernels only ~20 launches per
     replay, and each launch then carried ~1/20 of the replay's own start-up cost."""
+    return time_graphs({"op": fn}, target_us, reps, max_launches, warmup, probe_launches)["op"]
+
+
+def time_graphs(fns, target_us=3000.0, reps=25, max_launches=2000, warmup=3, probe_launches=10):
+    """time_graph for several ops side by side: {name: fn} -> {name: result}. Each op gets its own graph,
+    sized as in time_graph, and the timed replays go round-robin (replay r of every op before replay r + 1
+    of any), so a drift of the clocks over the run (boost, power, temperature) reaches every op alike
+    instead of whichever was timed last."""
     import torch
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        for _ in range(warmup):
-            fn()
+        for fn in fns.values():
+            for _ in range(warmup):
+                fn()
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
-    def capture(n):
+    def capture(fn, n):
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
             for _ in range(n):
@@ -538,15 +548,24 @@ def time_graph(fn, target_us=3000.0, reps=25, max_launches=2000, warmup=3, probe
         e1.synchronize()
         return e0.elapsed_time(e1) * 1000.0 / n
 
-    probe = capture(probe_launches)
-    est = max(min(replay_us(probe, probe_launches) for _ in range(3)), 0.5)
-    del probe
-    n = int(max(3, min(max_launches, target_us / est)))
-    g = capture(n)
-    ts = sorted(replay_us(g, n) for _ in range(reps))
-    del g
-    return {"median_us": statistics.median(ts), "p10_us": ts[len(ts) // 10], "p90_us": ts[(len(ts) * 9) // 10],
-            "launches": n, "reps": reps}
+    graphs = {}
+    for name, fn in fns.items():
+        probe = capture(fn, probe_launches)
+        est = max(min(replay_us(probe, probe_launches) for _ in range(3)), 0.5)
+        del probe
+        n = int(max(3, min(max_launches, target_us / est)))
+        graphs[name] = (capture(fn, n), n)
+    ts = {name: [] for name in fns}
+    for _ in range(reps):
+        for name, (g, n) in graphs.items():
+            ts[name].append(replay_us(g, n))
+    out = {}
+    for name, t in ts.items():
+        t.sort()
+        out[name] = {"median_us": statistics.median(t), "p10_us": t[len(t) // 10], "p90_us": t[(len(t) * 9) // 10],
+                     "launches": graphs[name][1], "reps": reps}
+    del graphs
+    return out
 
 
 def torch_dtype(name):

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Through kforge on a GPU node (seventh session): build, the GPU tests, an evolutionary campaign over the
 # mission (STEP=mission) or the D64 sweep shapes (STEP=sweep) with the TMA ring free, then compare_torch
-# over `kforge export` for that suite. Database: $DB (a copy of the shipped results.db), copied to $OUT.
+# over `kforge export` for that suite (COMPARE=suites to choose; COMPARE_SEQUENTIAL=1 also times it one op after
+# another). Database: $DB (a copy of the shipped results.db), copied to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-/tmp/kf_out} WORK=${WORK:-$PWD/build-gpu/work}; mkdir -p "$OUT" "$WORK"
@@ -41,6 +42,10 @@ for suite in ${COMPARE-$SUITES}; do
   python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" --baselines-out "$WORK/baselines_$suite.json" \
     > "$OUT/compare_$suite.log" 2>&1 && "$K" --db "$DB" baseline import "$WORK/baselines_$suite.json" > /dev/null
   cat "$OUT/compare_$suite.log" | tail -30
+  if [ "${COMPARE_SEQUENTIAL:-0}" = 1 ]; then  # the previous method (one op after another), for comparison
+    python3 tools/compare_torch.py --suite "$suite" --kforge "$K" --db "$DB" --sequential > "$OUT/compare_${suite}_sequential.log" 2>&1
+    tail -8 "$OUT/compare_${suite}_sequential.log"
+  fi
 done
 save_db
 echo "all done at $(( $(date +%s) - t0 )) s"
