@@ -57,8 +57,8 @@
 //   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 // Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
-//   unused when KV_SPLITS == 1, then the tensor maps of K and V (TMA only): 3-D (D, S, B*H), box
-//   (64, BLOCK_N / KV_MCAST, 1), 128-byte swizzle.
+//   unused when KV_SPLITS == 1, then the tensor maps of K, V and Q (TMA only): 3-D (D, S, B*H), box
+//   (64, BLOCK_N / KV_MCAST, 1) for K and V, (64, BLOCK_M, 1) for Q, 128-byte swizzle.
 // Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS,
 //   dynamic smem = spec's smem_bytes. Query blocks past S (the rounding) only help their cluster load.
 #if defined(KF_MMA_WGMMA)
@@ -81,6 +81,11 @@ constexpr bool TMA_KV = true;
 #else
 constexpr bool TMA_KV = false;
 #endif
+// Q by TMA with KV_LOAD=tma (diagnostic define KF_Q_CP_ASYNC=1: by every thread's cp.async, as before item 43)
+#ifndef KF_Q_CP_ASYNC
+#define KF_Q_CP_ASYNC 0
+#endif
+constexpr bool TMA_Q = TMA_KV && !KF_Q_CP_ASYNC;
 #include "common/smem_layout.cuh"
 #include "common/online_softmax.cuh"
 #if defined(KF_MMA_WMMA)
@@ -153,9 +158,9 @@ constexpr bool EXP2_PAIR = false;
 #endif
 static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P_EARLY=1");
 #if defined(KF_EXP2_POLY)
-constexpr bool EXP2_POLY = true;
+[[maybe_unused]] constexpr bool EXP2_POLY = true;
 #else
-constexpr bool EXP2_POLY = false;
+[[maybe_unused]] constexpr bool EXP2_POLY = false;
 #endif
 constexpr int KS = KF_KV_SPLITS;
 #ifndef KF_KV_MCAST
@@ -276,8 +281,8 @@ constexpr bool PINGPONG_KEYS = false;
 #define KF_WG_PINGPONG 0
 #endif
 constexpr bool WG_PP = KF_WG_PINGPONG != 0;  // two warpgroups of one ring take turns issuing their MMAs
-constexpr bool ROW_PP = WG_PP && WN == 1;     // they are the row halves of BLOCK_M 128 (else two key groups)
-constexpr bool PINGPONG = PINGPONG_KEYS || WG_PP;
+[[maybe_unused]] constexpr bool ROW_PP = WG_PP && WN == 1;     // they are the row halves of BLOCK_M 128 (else two key groups)
+[[maybe_unused]] constexpr bool PINGPONG = PINGPONG_KEYS || WG_PP;
 constexpr int GT = NT / WN;       // threads of one key group
 constexpr int RINGS = WN_RANGE ? WN : 1;  // K/V rings (one per key group in range mode)
 constexpr int RPW = BM / WM;    // query rows per warp
@@ -356,6 +361,20 @@ __device__ __forceinline__ void wait_v() {
   }
 }
 
+// All threads, after the prologue's loads: Q resident for the whole CTA. Q by TMA: the CTA barrier first
+// publishes every mbarrier init, then Q's mbarrier; cp.async: the groups issued after Q's (with K/V on
+// cp.async, the first K/V tiles: STAGES - 1 of them, two groups each with KV_WAIT=split) may still be pending.
+__device__ __forceinline__ void wait_q(unsigned q_mbar) {
+  if constexpr (TMA_Q) {
+    __syncthreads();
+    kf::mbar_wait(q_mbar, 0);
+  } else {
+    kf::cp_async_wait<(TMA_KV ? 0 : (WN_RANGE || !SPLIT_WAIT ? 1 : 2) * (STAGES - 1))>();
+    publish_smem();
+    __syncthreads();
+  }
+}
+
 // Barrier of one key group (WN_KEYS=range): named barrier 1 + group over its GT threads.
 __device__ __forceinline__ void group_sync(int group) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(1 + group), "n"(GT) : "memory");
@@ -382,8 +401,9 @@ constexpr int KV_ELEMS = BN * ROWE;
 // A slot is refilled once every warp of the CTA is done with it (the loop's CTA barrier, or the turn
 // order of WG_PINGPONG) and, with MC > 1, once every CTA of the cluster has said so on the refilling
 // CTA's empty mbarrier (its slice lands in all of them).
-static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2 && !WN_RANGE),
-              "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2, WN_KEYS=tile");
+static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2), "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2");
+static_assert(!TMA_KV || !WN_RANGE || (MC == 1 && !SPLIT_WAIT),
+              "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1 and KV_WAIT=joint");
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
@@ -823,66 +843,92 @@ struct Path {
 #endif
   }
 
-  // Normalise and write this warp's rows: registers -> its own rows of sQ -> 16-byte stores.
-  // WARPS_N > 1: key groups 1.. park (m, l, O) in smem (over the K/V ring, idle by now);
-  // group 0 merges them: O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m).
-  __device__ __forceinline__ void combine(float* cbuf) {
-    if constexpr (WN > 1) {
-      const int g = lane >> 2, t = lane & 3;
-      constexpr int CLD = HD + 4;
-      __syncthreads();  // every warp is done reading the K/V ring
-      if (wn > 0) {
-        float* c = cbuf + (size_t)(wn - 1) * BM * CLD;
+  // WARPS_N > 1: merge the key groups' (m, l, O) and write O. O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m),
+  // m = max_g m_g. Group wn finalises the column blocks [wn * DB, (wn + 1) * DB): every group parks its (m, l)
+  // and its partial O of the other groups' columns in smem (over the K/V ring, idle by now), each merges and
+  // normalises its own columns into sQ, and O is stored from there. (Group 0 merging all of O alone took
+  // ~840 cycles after the key-range groups at S512, perf_notes item 45.) The group is a template argument so
+  // that o is only ever indexed at compile time (a runtime index would move it to local memory).
+  __device__ __forceinline__ void merge_store(float* cbuf, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S,
+                                              int tid) {
+    if (wn == 0) merge_store_as<0>(cbuf, sQ, Oh, m0, S, tid);
+    else if (wn == 1) merge_store_as<1 % WN>(cbuf, sQ, Oh, m0, S, tid);
+    else if (wn == 2) merge_store_as<2 % WN>(cbuf, sQ, Oh, m0, S, tid);
+    else merge_store_as<3 % WN>(cbuf, sQ, Oh, m0, S, tid);
+  }
+  template <int G>
+  __device__ __forceinline__ void merge_store_as(float* cbuf, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S,
+                                                 int tid) {
+    constexpr int CLD = HD + 8;  // floats per row: a quad's float2 stores of one row then hit distinct banks
+    constexpr int DB = NTD / WN;  // 8-column blocks per group
+    static_assert(NTD % WN == 0, "WARPS_N must divide D / 8");
+    const int g = lane >> 2, t = lane & 3;
+    float* part = cbuf;                                             // [WN][BM][CLD]
+    float2* ml = reinterpret_cast<float2*>(cbuf + WN * BM * CLD);  // [WN][BM]: (m, l)
+    float lsum[MT][2];
+    __syncthreads();  // every warp is done with the K/V ring
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
+    for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const int rl = warp * RPW + mt * 16 + g + 8 * r;
+      for (int r = 0; r < 2; ++r) {
+        const int rl = warp * RPW + mt * 16 + g + 8 * r;
+        lsum[mt][r] = kf::quad_sum(row[mt][r].l);
+        if (t == 0) ml[G * BM + rl] = make_float2(row[mt][r].m, lsum[mt][r]);
 #pragma unroll
-            for (int d = 0; d < NTD; ++d) {
-              c[rl * CLD + d * 8 + 2 * t] = o[mt][d][2 * r];
-              c[rl * CLD + d * 8 + 2 * t + 1] = o[mt][d][2 * r + 1];
-            }
-            const float l = kf::quad_sum(row[mt][r].l);
-            if (t == 0) {
-              c[rl * CLD + HD] = row[mt][r].m;
-              c[rl * CLD + HD + 1] = l;
-            }
-          }
+        for (int d = 0; d < NTD; ++d)
+          if (d / DB != G)
+            *reinterpret_cast<float2*>(part + (G * BM + rl) * CLD + d * 8 + 2 * t) =
+                make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
       }
-      __syncthreads();
-      if (wn == 0) {
+    __syncthreads();
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
+    for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const int rl = warp * RPW + mt * 16 + g + 8 * r;
-            const float l0 = kf::quad_sum(row[mt][r].l);
-            float mtot = row[mt][r].m;
+      for (int r = 0; r < 2; ++r) {
+        const int rl = warp * RPW + mt * 16 + g + 8 * r;
+        float2 mlw[WN], v[WN][DB];  // every load issued before the first use
 #pragma unroll
-            for (int w = 1; w < WN; ++w) mtot = fmaxf(mtot, cbuf[((w - 1) * BM + rl) * CLD + HD]);
-            const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
-            const float f0 = kf::fast_exp2(row[mt][r].m - muse);
-            float l = l0 * f0;
+        for (int w = 0; w < WN; ++w) {
+          if (w == G) continue;
+          mlw[w] = ml[w * BM + rl];
 #pragma unroll
-            for (int d = 0; d < NTD; ++d) {
-              o[mt][d][2 * r] *= f0;
-              o[mt][d][2 * r + 1] *= f0;
-            }
+          for (int k = 0; k < DB; ++k)
+            v[w][k] = *reinterpret_cast<const float2*>(part + (w * BM + rl) * CLD + (G * DB + k) * 8 + 2 * t);
+        }
+        float mtot = row[mt][r].m;
 #pragma unroll
-            for (int w = 1; w < WN; ++w) {
-              const float* c = cbuf + ((size_t)(w - 1) * BM + rl) * CLD;
-              const float f = kf::fast_exp2(c[HD] - muse);
-              l += c[HD + 1] * f;
+        for (int w = 0; w < WN; ++w)
+          if (w != G) mtot = fmaxf(mtot, mlw[w].x);
+        const float muse = mtot == KF_NEG_INF ? 0.f : mtot;
+        const float f0 = kf::fast_exp2(row[mt][r].m - muse);
+        float l = lsum[mt][r] * f0;
+        float2 acc[DB];
 #pragma unroll
-              for (int d = 0; d < NTD; ++d) {
-                o[mt][d][2 * r] += c[d * 8 + 2 * t] * f;
-                o[mt][d][2 * r + 1] += c[d * 8 + 2 * t + 1] * f;
-              }
-            }
-            row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+        for (int k = 0; k < DB; ++k) acc[k] = make_float2(o[mt][G * DB + k][2 * r] * f0, o[mt][G * DB + k][2 * r + 1] * f0);
+#pragma unroll
+        for (int w = 0; w < WN; ++w) {
+          if (w == G) continue;
+          const float f = kf::fast_exp2(mlw[w].x - muse);
+          l += mlw[w].y * f;
+#pragma unroll
+          for (int k = 0; k < DB; ++k) {
+            acc[k].x = fmaf(v[w][k].x, f, acc[k].x);
+            acc[k].y = fmaf(v[w][k].y, f, acc[k].y);
           }
+        }
+        const float inv = l > 0.f ? __frcp_rn(l) : 0.f;
+#pragma unroll
+        for (int k = 0; k < DB; ++k)
+          *reinterpret_cast<unsigned*>(sQ + Lay::off(rl, (G * DB + k) * 8 + 2 * t)) =
+              TR::pack2(acc[k].x * inv, acc[k].y * inv);
       }
+    __syncthreads();  // every group's columns of O staged in sQ
+    constexpr int CPR = HD / 8;
+#pragma unroll
+    for (int i = tid; i < BM * CPR; i += NT) {
+      const int r = i / CPR, c = (i % CPR) * 8;
+      if (m0 + r < S)
+        *reinterpret_cast<uint4*>(Oh + (size_t)(m0 + r) * HD + c) = *reinterpret_cast<const uint4*>(sQ + Lay::off(r, c));
     }
   }
 
@@ -977,8 +1023,9 @@ struct Path {
       }
   }
 
+  // Normalise and write this warp's rows (WARPS_N 1): registers -> its own rows of sQ -> 16-byte stores.
+  // (A TMA box store per warp was no faster, perf_notes item 46.)
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
-    if (WN > 1 && wn > 0) return;
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -1273,7 +1320,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
              elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
              float* __restrict__ MLpart, int* __restrict__ Cnt, const __grid_constant__ kf::TmaDesc tmK,
-             const __grid_constant__ kf::TmaDesc tmV) {
+             const __grid_constant__ kf::TmaDesc tmV, const __grid_constant__ kf::TmaDesc tmQ) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   // wgmma's swizzle atoms must sit on 1024-byte boundaries (the spec adds 1024 bytes of slack)
   const unsigned align_pad = WGMMA ? (1024u - (kf::smem_u32(smem_raw) & 1023u)) & 1023u : 0u;
@@ -1283,7 +1330,12 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
 #if KF_STAMPS
-  long long stamps[KF_NSTAMPS] = {};
+  // in shared memory, one row per warpgroup: as a per-thread array (indexed by the tile) it lived in local
+  // memory, and every thread's zero-fill stored 160 bytes at entry, inside the prologue being measured
+  __shared__ long long stamps_sm[NT >= 128 ? NT / 128 : 1][KF_NSTAMPS];
+  long long* stamps = stamps_sm[tid >> 7];
+  if ((tid & 127) == 0)
+    for (int k = 0; k < KF_NSTAMPS; ++k) stamps[k] = 0;
   KF_STAMP(0);
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(stamps[16]));
 #endif
@@ -1310,18 +1362,30 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   const int ntiles = min(t0 + per, ntiles_all) - t0;
   const float sl2 = scale * KF_LOG2E;
 
-  // Past the K/V rings: KV_MERGE=push's mbarrier and receive buffer in CTA 0 (the spec's push_bytes), or
-  // KV_LOAD=tma's ring mbarriers (tma_bytes)
+  // Past the K/V rings: KV_MERGE=push's mbarrier and receive buffer in CTA 0 (the spec's push_bytes), then
+  // KV_LOAD=tma's ring mbarriers (24 * STAGES bytes per ring) and Q's (8; the spec's tma_bytes)
   [[maybe_unused]] unsigned char* push_tail = reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS);
   [[maybe_unused]] const unsigned push_mbar = kf::smem_u32(push_tail), push_rbuf = push_mbar + 16;
   if constexpr (MERGE_PUSH) {
     if (cluster_rank() == 0 && tid == 0) push_mbar_init(push_mbar, (KS - 1) * BM * (HD + 8) * 4);
     cluster_sync_relaxed();  // no CTA pushes before CTA 0's mbarrier is initialised
   }
-  [[maybe_unused]] TmaRing ring;
+  // WN_KEYS=range / pingpong: key group g (its GT threads, gtid 0 .. GT - 1) streams tiles [gt0, gt0 + gn)
+  // through its own ring (slots gK / gV); gper tiles each, the last group may get fewer
+  [[maybe_unused]] const int g = WN_RANGE ? warp / WM : 0, gtid = tid - g * GT;
+  [[maybe_unused]] const int gper = (ntiles + WN - 1) / WN;
+  [[maybe_unused]] const int gt0 = WN_RANGE ? t0 + min(g * gper, ntiles) : t0;
+  [[maybe_unused]] const int gn = WN_RANGE ? t0 + min((g + 1) * gper, ntiles) - gt0 : ntiles;
+  elem_t* gK = sK + g * STAGES * KV_ELEMS;
+  elem_t* gV = sV + g * STAGES * KV_ELEMS;
+  [[maybe_unused]] TmaRing ring;  // (WN_KEYS=range: this thread's group's ring, barriers 24 * STAGES bytes apart)
+  constexpr unsigned push_bytes = MERGE_PUSH ? 16 + (KS - 1) * BM * (HD + 8) * 4 : 0;
+  [[maybe_unused]] const unsigned q_mbar = kf::smem_u32(push_tail) + push_bytes + 24 * STAGES * RINGS;
   if constexpr (TMA_KV) {
-    constexpr unsigned push_bytes = MERGE_PUSH ? 16 + (KS - 1) * BM * (HD + 8) * 4 : 0;
-    ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid == TMA_PRODUCER);
+    if constexpr (WN_RANGE)
+      ring.init(kf::smem_u32(push_tail) + push_bytes + 24 * STAGES * g, gK, gV, gt0 * BN, b * H + h, gtid == 0);
+    else
+      ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid == TMA_PRODUCER);
     if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
   }
 
@@ -1334,8 +1398,19 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   path.set_scratch(reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS), sQ);
 #endif
 
-  load_tile<BM>(sQ, Qh, m0, S, tid);
-  kf::cp_async_commit();
+  // Q: with KV_LOAD=tma one box load by thread 0 on its own mbarrier, requested before any K/V tile (with
+  // every thread's cp.async instead, the producer's K/V requests queued behind 512 of them: perf_notes item 43)
+  if constexpr (TMA_Q) {
+    if (tid == 0) {
+      kf::mbar_init(q_mbar, 1);
+      kf::fence_mbar_init();
+      kf::mbar_arrive_expect_tx(q_mbar, BM * HD * (unsigned)sizeof(elem_t));
+      kf::tma_load_3d(kf::smem_u32(sQ), tmQ, 0, m0, b * H + h, q_mbar);
+    }
+  } else {
+    load_tile<BM>(sQ, Qh, m0, S, tid);
+    kf::cp_async_commit();
+  }
 
   // first tile that needs masking: past the causal diagonal of this block's first row or past S
   int first_mask = S / BN;
@@ -1343,25 +1418,23 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   if constexpr (WN_RANGE) {
     // Key group g streams tiles [gt0, gt0 + gn) through its own ring with its own GT threads and
-    // barrier, so no group waits for another's tiles. Left alone the groups still run in phase
-    // (same work, same start); pingpong makes them take turns issuing MMAs (perf_notes item 21).
-    const int g = warp / WM, gtid = tid - g * GT;
-    const int gper = (ntiles + WN - 1) / WN;
-    const int gt0 = t0 + min(g * gper, ntiles);
-    const int gn = t0 + min((g + 1) * gper, ntiles) - gt0;
-    elem_t* gK = sK + g * STAGES * KV_ELEMS;
-    elem_t* gV = sV + g * STAGES * KV_ELEMS;
+    // barrier (KV_LOAD=tma: its first thread's loads), so no group waits for another's tiles. Left alone
+    // the groups still run in phase (same work, same start); pingpong makes them take turns issuing MMAs
+    // (perf_notes item 21).
+    if constexpr (TMA_KV) {
+      if (gtid == 0)
+        for (int st = 0; st < min(STAGES - 1, gn); ++st) ring.issue(st, tmK, tmV);
+    } else {
 #pragma unroll
-    for (int st = 0; st < STAGES - 1; ++st) {
-      if (st < gn) {
-        load_tile<BN, GT>(gK + st * KV_ELEMS, Kh, (gt0 + st) * BN, S, gtid);
-        load_tile<BN, GT>(gV + st * KV_ELEMS, Vh, (gt0 + st) * BN, S, gtid);
+      for (int st = 0; st < STAGES - 1; ++st) {
+        if (st < gn) {
+          load_tile<BN, GT>(gK + st * KV_ELEMS, Kh, (gt0 + st) * BN, S, gtid);
+          load_tile<BN, GT>(gV + st * KV_ELEMS, Vh, (gt0 + st) * BN, S, gtid);
+        }
+        kf::cp_async_commit();
       }
-      kf::cp_async_commit();
     }
-    kf::cp_async_wait<STAGES - 1>();  // Q (the whole CTA's, hence the CTA barrier)
-    publish_smem();
-    __syncthreads();
+    wait_q(q_mbar);
     path.q_to_regs(sQ);
     KF_STAMP(1);
 #if defined(KF_MMA_WGMMA)
@@ -1376,16 +1449,25 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
       }
 #endif
       const int j = gt0 + jj;
-      kf::cp_async_wait<STAGES - 2>();
-      publish_smem();
-      group_sync(g);  // tile jj resident for the group; its warps are done with tile jj-1's slot
+      if constexpr (TMA_KV) {
+        group_sync(g);  // the group's warps are done with tile jj-1's slot, which tile jn refills
+        ring.wait(jj);
+      } else {
+        kf::cp_async_wait<STAGES - 2>();
+        publish_smem();
+        group_sync(g);  // tile jj resident for the group; its warps are done with tile jj-1's slot
+      }
       const int jn = jj + STAGES - 1;
       auto issue = [&] {
-        if (jn < gn) {
-          load_tile<BN, GT>(gK + (jn % STAGES) * KV_ELEMS, Kh, (gt0 + jn) * BN, S, gtid);
-          load_tile<BN, GT>(gV + (jn % STAGES) * KV_ELEMS, Vh, (gt0 + jn) * BN, S, gtid);
+        if constexpr (TMA_KV) {
+          if (gtid == 0 && jn < gn) ring.issue(jn, tmK, tmV);
+        } else {
+          if (jn < gn) {
+            load_tile<BN, GT>(gK + (jn % STAGES) * KV_ELEMS, Kh, (gt0 + jn) * BN, S, gtid);
+            load_tile<BN, GT>(gV + (jn % STAGES) * KV_ELEMS, Vh, (gt0 + jn) * BN, S, gtid);
+          }
+          kf::cp_async_commit();
         }
-        kf::cp_async_commit();
       };
       KF_STAMP(2 + 2 * jj);
       run_tile(path, sQ, gK + (jj % STAGES) * KV_ELEMS, gV + (jj % STAGES) * KV_ELEMS, j, first_mask, m0, S, sl2, issue);
@@ -1407,10 +1489,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     }
   }
   KF_STAMP(18);  // Q and the first K/V tiles requested
-  kf::cp_async_wait<(TMA_KV ? 0 : (SPLIT_WAIT ? 2 : 1) * (STAGES - 1))>();  // Q
-  KF_STAMP(19);  // this thread's part of Q resident
-  publish_smem();
-  __syncthreads();
+  wait_q(q_mbar);
+  KF_STAMP(19);  // Q resident
   path.q_to_regs(sQ);
   KF_STAMP(1);
 
@@ -1522,10 +1602,12 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 #endif
   KF_STAMP(14);
 #if defined(KF_MMA_MMA)
-  path.combine(reinterpret_cast<float*>(sK));
+  // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O here
+  if constexpr (WN > 1) path.merge_store(reinterpret_cast<float*>(sK), sQ, Oh, m0, S, tid);
 #endif
   KF_STAMP(15);
 #if KF_STAMPS
+  __syncthreads();  // the stamps go over O rows the merge may have written
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(stamps[17]));
   if (path.diag_checksum() == -1.2345f) stamps[17] = 0;  // keeps P V live (see DIAG=1)
   if ((tid & 127) == 0 && m0 < S) {
@@ -1601,5 +1683,5 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
         split);
   }
 #endif
-  path.store(sQ, Oh, m0, S);
+  if constexpr (WN == 1) path.store(sQ, Oh, m0, S);
 }

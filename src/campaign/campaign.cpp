@@ -240,9 +240,9 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   sctx.options = o.strategy_options;
   auto strategy = make_strategy(o.strategy, sctx);
 
-  const size_t space_left = space.valid_configs().size() > done_keys.size()
-                                ? space.valid_configs().size() - done_keys.size()
-                                : 0;
+  // The store may know configs outside this (pinned) space: count only the space's own.
+  size_t space_left = 0;
+  for (const auto& c : space.valid_configs()) space_left += done_keys.count(to_string(c)) ? 0 : 1;
   // Retries were dispatched (and counted) before the interruption: they come on top.
   size_t allowed = space_left;
   if (o.budget.evals_per_shape)

@@ -132,7 +132,8 @@ TEST_F(TensorMapGpu, TheDriversRefusalNamesItsCode) {
 // The shipped attention family's TMA ring passes its gate (the campaign shape plus the spec's odd-S,
 // one-row and large-score cases) in each of its structures: one CTA's loads, a multicast cluster
 // (causal, with query blocks past S that only load), split waits, split-KV on the ring, the row and
-// key-group ping-pongs without a CTA barrier per tile, and the polynomial exp2.
+// key-group ping-pongs without a CTA barrier per tile, the polynomial exp2, and key groups over their own
+// ranges of tiles (a TMA ring each, with and without turns). Q comes by TMA in all of them.
 TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
   const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
   const Config base = parse_assignment(
@@ -141,7 +142,7 @@ TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
       "LOAD_ORDER=after_qk,KV_LOAD=tma,KV_MCAST=1,WG_PINGPONG=0");
   for (const char* change : {"KV_MCAST=1", "KV_MCAST=2", "KV_MCAST=4,KV_WAIT=split", "KV_SPLITS=2,KV_MERGE=push",
                              "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1", "WARPS=8,WARPS_N=2,STAGES=3,WG_PINGPONG=1",
-                             "EXP2=poly"}) {
+                             "EXP2=poly", "WARPS=8,WARPS_N=2,WN_KEYS=range", "WARPS=8,WARPS_N=2,WN_KEYS=pingpong,STAGES=3"}) {
     Config c = base;
     for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
     SCOPED_TRACE(to_string(c));

@@ -90,6 +90,21 @@ TEST_F(CampaignFixture, SeveralWorkersShareOneQueueAndRunEachConfigOnce) {
   for (const auto& c : configs) EXPECT_EQ(configs.count(c), 1u) << c;
 }
 
+// --fix narrows the space to a part the store has not seen: what the store knows elsewhere in the
+// family's space must not count against it (it did, and a pinned exhaustive campaign ran nothing).
+TEST_F(CampaignFixture, PinnedSpaceRunsWhatTheStoreHasNotSeenThere) {
+  Store store(dir / "r.db");
+  auto plain = options("ok");
+  plain.fixed = parse_assignment("MODE=plain");
+  const auto first = run_campaign(store, family, {shape}, plain);
+  ASSERT_GT(first.shapes[0].evaluated, 0u);
+  auto unrolled = options("ok");
+  unrolled.fixed = parse_assignment("MODE=unrolled");
+  const auto second = run_campaign(store, family, {shape}, unrolled);
+  EXPECT_EQ(first.shapes[0].evaluated + second.shapes[0].evaluated, valid_configs());
+  EXPECT_GT(second.shapes[0].evaluated, 0u);
+}
+
 TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {
   Store store(dir / "r.db");
   auto o = options("ok");

@@ -377,10 +377,15 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
       // key-group ping-pong (two key groups over BLOCK_M 64), the polynomial exp2
       {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"STAGES", int64_t{3}},
        {"WG_PINGPONG", int64_t{1}}, {"LOAD_ORDER", std::string("after_qk")}},
-      {{"KV_LOAD", std::string("tma")}, {"EXP2", std::string("poly")}}};
+      {{"KV_LOAD", std::string("tma")}, {"EXP2", std::string("poly")}},
+      // key groups over their own ranges of tiles, each with its own TMA ring (with and without turns)
+      {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"WN_KEYS", std::string("range")},
+       {"LOAD_ORDER", std::string("after_qk")}},
+      {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}},
+       {"WN_KEYS", std::string("pingpong")}, {"LOAD_ORDER", std::string("after_qk")}}};
   // the ping-pong's producer may refill a slot only after its own Q K^T (see TMA_PRODUCER in the template)
   Config early = base;
-  for (const auto& [name, value] : changes[changes.size() - 2]) early[name] = value;
+  for (const auto& [name, value] : changes[changes.size() - 4]) early[name] = value;
   early["LOAD_ORDER"] = std::string("first");
   EXPECT_FALSE(sm90.valid(early)) << to_string(early);
   CubinCache cache(dir_);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Through kforge on a GPU node (seventh session): build, the GPU tests, an evolutionary campaign over the
-# mission (STEP=mission) or the D64 sweep shapes (STEP=sweep) with the TMA ring free, then compare_torch
+# mission (STEP=mission; STRATEGY and MISSION_FIX override the strategy and the pinned parameters) or the D64
+# sweep shapes (STEP=sweep) with the TMA ring free, then compare_torch
 # over `kforge export` for that suite (COMPARE=suites to choose; COMPARE_SEQUENTIAL=1 also times it one op after
 # another). Database: $DB (a copy of the shipped results.db), copied to $OUT.
 set -uo pipefail
@@ -27,8 +28,8 @@ fi
 SUITES=""
 case "${STEP:-mission}" in
   mission)
-    "$K" --db "$DB" -q search --family sdpa_fwd --suite mission --strategy evo --evals "${EVALS:-30}" --timeout 20 \
-      --fix "$PIN" --top-k 3 > "$OUT/campaign_mission.log" 2>&1; tail -12 "$OUT/campaign_mission.log"
+    "$K" --db "$DB" -q search --family sdpa_fwd --suite mission --strategy "${STRATEGY:-evo}" --evals "${EVALS:-30}" \
+      --timeout 20 --fix "${MISSION_FIX:-$PIN}" --top-k 3 > "$OUT/campaign_mission.log" 2>&1; tail -12 "$OUT/campaign_mission.log"
     SUITES=mission ;;
   sweep)
     shapes=$(python3 -c "import json;s=json.load(open('search_spaces/sdpa_fwd.json'))['suites']['sweep'];print(' '.join('--shape B=%d,H=%d,S=%d,D=%d,causal=%d,dtype=%s'%(x['B'],x['H'],x['S'],x['D'],x['causal'],x['dtype']) for x in s if x['D']==64))")
