@@ -27,6 +27,8 @@
 //                 apart: no CTA barrier per tile; the lagging warpgroup issues the loads. The two are either
 //                 the row halves of BLOCK_M 128 (WARPS_N 1) or, with BLOCK_M 64, two key groups that each take
 //                 half of every tile's keys (WARPS_N 2, WN_KEYS=tile) and merge at the end
+//   KF_Q_LOAD_CP_ASYNC | KF_Q_LOAD_TMA  (TMA: KV_LOAD=tma) how Q reaches smem: every thread's cp.async, or one
+//                 thread's TMA box load (the tensor map tmQ) on its own mbarrier
 //   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma, D 64)
 //                 one thread's TMA box loads from the tensor maps tmK / tmV, each ring slot completed on a
 //                 "full" mbarrier by byte count (no LSU issue, no cp.async wait in the compute warps)
@@ -81,11 +83,11 @@ constexpr bool TMA_KV = true;
 #else
 constexpr bool TMA_KV = false;
 #endif
-// Q by TMA with KV_LOAD=tma (diagnostic define KF_Q_CP_ASYNC=1: by every thread's cp.async, as before item 43)
-#ifndef KF_Q_CP_ASYNC
-#define KF_Q_CP_ASYNC 0
+#if defined(KF_Q_LOAD_TMA)
+constexpr bool TMA_Q = true;
+#else
+constexpr bool TMA_Q = false;
 #endif
-constexpr bool TMA_Q = TMA_KV && !KF_Q_CP_ASYNC;
 #include "common/smem_layout.cuh"
 #include "common/online_softmax.cuh"
 #if defined(KF_MMA_WMMA)
@@ -402,6 +404,7 @@ constexpr int KV_ELEMS = BN * ROWE;
 // order of WG_PINGPONG) and, with MC > 1, once every CTA of the cluster has said so on the refilling
 // CTA's empty mbarrier (its slice lands in all of them).
 static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2), "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2");
+static_assert(!TMA_Q || TMA_KV, "Q_LOAD=tma needs KV_LOAD=tma");
 static_assert(!TMA_KV || !WN_RANGE || (MC == 1 && !SPLIT_WAIT),
               "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1 and KV_WAIT=joint");
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
@@ -1398,8 +1401,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   path.set_scratch(reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS), sQ);
 #endif
 
-  // Q: with KV_LOAD=tma one box load by thread 0 on its own mbarrier, requested before any K/V tile (with
-  // every thread's cp.async instead, the producer's K/V requests queued behind 512 of them: perf_notes item 43)
+  // Q: every thread's cp.async, or (Q_LOAD=tma) one box load by thread 0 on its own mbarrier, requested before
+  // any K/V tile (perf_notes item 43: faster for the key-range groups, a little slower for one warpgroup)
   if constexpr (TMA_Q) {
     if (tid == 0) {
       kf::mbar_init(q_mbar, 1);

@@ -380,9 +380,13 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
       {{"KV_LOAD", std::string("tma")}, {"EXP2", std::string("poly")}},
       // key groups over their own ranges of tiles, each with its own TMA ring (with and without turns)
       {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}}, {"WN_KEYS", std::string("range")},
-       {"LOAD_ORDER", std::string("after_qk")}},
+       {"LOAD_ORDER", std::string("after_qk")}, {"Q_LOAD", std::string("tma")}},
       {{"KV_LOAD", std::string("tma")}, {"WARPS", int64_t{8}}, {"WARPS_N", int64_t{2}},
        {"WN_KEYS", std::string("pingpong")}, {"LOAD_ORDER", std::string("after_qk")}}};
+  // Q by TMA needs the TMA ring
+  Config q_tma = base;
+  q_tma["Q_LOAD"] = std::string("tma");
+  EXPECT_FALSE(sm90.valid(q_tma)) << to_string(q_tma);
   // the ping-pong's producer may refill a slot only after its own Q K^T (see TMA_PRODUCER in the template)
   Config early = base;
   for (const auto& [name, value] : changes[changes.size() - 4]) early[name] = value;

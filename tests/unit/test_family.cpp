@@ -513,7 +513,9 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
       {"WN_KEYS", {std::string("tile"), std::string("pingpong")}},
       {"KV_MERGE", {std::string("gmem"), std::string("push")}}, {"LAZY_RESCALE", {int64_t{1}}},
       {"WARPS_N", {int64_t{1}, int64_t{2}}}, {"KV_SPLITS", {int64_t{1}, int64_t{2}}},
-      {"KV_MCAST", {int64_t{1}, int64_t{2}}}};
+      {"KV_MCAST", {int64_t{1}, int64_t{2}}},
+      // f32 is constrained by nothing; pair and poly are constrained differently
+      {"EXP2", {std::string("pair"), std::string("poly")}}};
   for (auto& p : sdpa.params)
     if (auto it = narrow.find(p.name); it != narrow.end()) p.values = it->second;
   // sm_90, D 64: the TMA ring, multicast and row ping-pong are valid there

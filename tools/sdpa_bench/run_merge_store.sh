@@ -7,7 +7,7 @@
 # so S512 key-range groups -6 to -9% (5.74 -> ~5.3 us, below one warpgroup's 5.74), the key ping-pong -5 to -8%.
 # With the groups' in-phase MUFU contention (item 41's "mio" stalls), EXP2=poly -0 to -3% on top.
 source "$(dirname "$0")/ab_lib.sh"
-W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
+W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma Q_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 $W"
 RANGE="WARPS=8 WARPS_N=2 WG_PINGPONG=0 $W"
 KPP="WARPS=8 WARPS_N=2 WN_KEYS=tile WG_PINGPONG=1 $W"

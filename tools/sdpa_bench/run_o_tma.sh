@@ -7,7 +7,7 @@
 # group as a template argument and every smem load issued first. Predicted: one warpgroup S512 -2 to -4%,
 # S256 -3 to -6%; key-range groups S512 -8 to -12% against their old merge (item 41: 5.74 us).
 source "$(dirname "$0")/ab_lib.sh"
-W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 EXP2=f32"
+W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma Q_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 EXP2=f32"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 $W"
 RANGE="WARPS=8 WARPS_N=2 WN_KEYS=range WG_PINGPONG=0 $W"
 KPP="WARPS=8 WARPS_N=2 WN_KEYS=tile WG_PINGPONG=1 $W"
