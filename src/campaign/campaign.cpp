@@ -241,8 +241,9 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   auto strategy = make_strategy(o.strategy, sctx);
 
   // The store may know configs outside this (pinned) space: count only the space's own.
-  size_t space_left = 0;
-  for (const auto& c : space.valid_configs()) space_left += done_keys.count(to_string(c)) ? 0 : 1;
+  size_t done_here = 0;
+  for (const auto& key : done_keys) done_here += space.valid(parse_assignment(key)) ? 1 : 0;
+  const size_t space_left = space.valid_configs().size() - std::min(done_here, space.valid_configs().size());
   // Retries were dispatched (and counted) before the interruption: they come on top.
   size_t allowed = space_left;
   if (o.budget.evals_per_shape)
