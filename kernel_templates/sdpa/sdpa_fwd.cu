@@ -117,6 +117,10 @@ typedef kf::dtype_traits<elem_t> TR;
 // 14 loop done, 15 merge done, 16 / 17 globaltimer at entry / end, 18 Q and the first K/V tiles
 // requested, 19 its part of Q resident; 18 and 19 in the one-ring loop only) and writes them over its CTA's
 // O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
+// DIAG_CUT (timing diagnostic, wrong output; wgmma, one key group): 1 no exp2, 2 no Q K^T, 3 no P V, 4 no row max
+#ifndef KF_DIAG_CUT
+#define KF_DIAG_CUT 0
+#endif
 #if defined(KF_DIAG) && KF_DIAG == 3
 #define KF_STAMPS 1
 #define KF_NSTAMPS 20
@@ -568,7 +572,13 @@ struct Path {
     }
     float s[MT][NTN][4];
 #if defined(KF_MMA_WGMMA)
-    if constexpr (LOAD_AFTER_QK) {
+    if constexpr (KF_DIAG_CUT == 2) {  // timing diagnostic, wrong output: no Q K^T (scores from the lane id)
+#pragma unroll
+      for (int n = 0; n < NTN; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[0][n][e] = (float)(lane + n + e);
+      issue();
+    } else if constexpr (LOAD_AFTER_QK) {
       wg_qk<false>(sQ, sK, s);
       issue();
       kf::wgmma_wait<0>();
@@ -778,6 +788,7 @@ struct Path {
 #pragma unroll
         for (int n = 0; n < NTN; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * r], s[mt][n][2 * r + 1]));
         mx = kf::quad_max(mx);
+        if (KF_DIAG_CUT == 4) mx = s[mt][0][2 * r];  // timing diagnostic, wrong output: no row max
         float m_use;
         const float alpha = row[mt][r].update(mx, sl2, m_use);
         float rs = 0.f;
@@ -791,9 +802,13 @@ struct Path {
             rs += pf.x + pf.y;
             continue;
           }
+#if KF_DIAG_CUT == 1  // timing diagnostic, wrong output: no exp2
+          const float p0 = fmaf(s[mt][n][2 * r], sl2, -m_use), p1 = fmaf(s[mt][n][2 * r + 1], sl2, -m_use);
+#else
           const float p0 = kf::fast_exp2(fmaf(s[mt][n][2 * r], sl2, -m_use));
           const float x1 = fmaf(s[mt][n][2 * r + 1], sl2, -m_use);
           const float p1 = (EXP2_POLY && (n & 1)) ? kf::poly_exp2(x1) : kf::fast_exp2(x1);
+#endif
           if constexpr (P_EARLY) {
             pk[mt][n][r] = TR::pack2(p0, p1);
           } else {
@@ -823,7 +838,12 @@ struct Path {
     else
       wait_v();
 #if defined(KF_MMA_WGMMA)
+#if KF_DIAG_CUT == 3  // timing diagnostic, wrong output: no P V (P kept live)
+#pragma unroll
+    for (int n = 0; n < NTN; ++n) asm volatile("" ::"r"(pk[0][n][0]), "r"(pk[0][n][1]));
+#else
     wg_pv(s, pk, sV);
+#endif
 #else
     const int ln = fresh_lane();
     const int v_row = kf::lm_bt_row(ln), v_col = kf::lm_bt_col(ln), v_lane = Lay::off(v_row, v_col);
