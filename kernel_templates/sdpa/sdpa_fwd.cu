@@ -115,7 +115,8 @@ typedef kf::dtype_traits<elem_t> TR;
 // DIAG=3 (timing diagnostic, wrong output): the first thread of each warpgroup records clock64 at
 // fixed points (slot k: 0 entry, 1 prologue done, 2 + 2t / 3 + 2t before / after its t-th tile,
 // 14 loop done, 15 merge done, 16 / 17 globaltimer at entry / end, 18 Q and the first K/V tiles
-// requested, 19 its part of Q resident; 18 and 19 in the one-ring loop only) and writes them over its CTA's
+// requested, 19 its part of Q resident; 18 and 19 in the one-ring loop only; 20 the ring's barriers
+// initialised, 21 Q requested) and writes them over its CTA's
 // O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
 // DIAG_CUT (timing diagnostic, wrong output; wgmma, one key group): 1 no exp2, 2 no Q K^T, 3 no P V, 4 no row max
 #ifndef KF_DIAG_CUT
@@ -123,7 +124,7 @@ typedef kf::dtype_traits<elem_t> TR;
 #endif
 #if defined(KF_DIAG) && KF_DIAG == 3
 #define KF_STAMPS 1
-#define KF_NSTAMPS 20
+#define KF_NSTAMPS 22
 #define KF_STAMP(k)                                                                          \
   do {                                                                                       \
     if ((k) < KF_NSTAMPS && (threadIdx.x & 127) == 0) stamps[(k)] = clock64();                      \
@@ -1410,6 +1411,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     else
       ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid == TMA_PRODUCER);
     if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
+    KF_STAMP(20);
   }
 
   Path path;
@@ -1434,6 +1436,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     load_tile<BM>(sQ, Qh, m0, S, tid);
     kf::cp_async_commit();
   }
+  KF_STAMP(21);
 
   // first tile that needs masking: past the causal diagonal of this block's first row or past S
   int first_mask = S / BN;
