@@ -4,6 +4,7 @@
 # tiles (549-788); Q is resident at ~1017 and tile 0 starts at ~1428, waiting for K/V. Requesting K/V first
 # should land them ~250 cycles earlier while Q (warps 1-3 unchanged, warp 0 ~240 later) still lands before
 # them. Predicted: tile 0 -150 to -250 cycles; S512 -2 to -3%, S256 -3 to -5%, D64 sweep ~0.
+# Not kept: the variant's code is tools/sdpa_bench/variants/kv_first.patch (git apply it on commit 29dd7dc).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk BLOCK_N=128 BLOCK_M=64 WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async"
 T="--baselines --reps 25 --target-us 2000 ${BENCH_EXTRA:-}"

@@ -5,6 +5,7 @@
 # per thread and tile) onto the tensor cores: P V as m64n72 whose last 8 columns of B are ones. Predicted: the
 # softmax ~60 cycles shorter with f32, ~100 with poly (the issue slots it frees), S512 -3 to -6%, S256 -2 to -4%,
 # D64 sweep -3 to -6%.
+# Not kept: the variant's code is tools/sdpa_bench/variants/ones_sum.patch (git apply it on commit 29dd7dc).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async"
 RANGE="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 WARPS=8 WARPS_N=2 WN_KEYS=range WG_PINGPONG=0 Q_LOAD=tma"

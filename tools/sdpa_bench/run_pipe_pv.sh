@@ -6,6 +6,7 @@
 # ~950-1100. (PIPE_QK, item 26, overlapped the next Q K^T instead and gained nothing; item 37's PV_DEFER
 # waited for both MMAs before the softmax, so one warpgroup overlapped nothing.) Predicted: S512 -12 to -20%
 # (5.7 -> 4.6-5.0 us), S256 -5 to -10%, D64 sweep -10 to -20%.
+# Not kept: the variant's code is tools/sdpa_bench/variants/pipe_pv.patch (git apply it on commit eb2a985).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0"
 T="--baselines --reps 20 --target-us 2000 ${BENCH_EXTRA:-}"

@@ -5,6 +5,7 @@
 # P V steps run at half rate. Two accumulators (even / odd k-steps), summed once after the key loop, let
 # one chain's step issue under the other's. Predicted: P V ~620 -> ~380 cycles, S512 -10 to -13%, S256 -7 to
 # -10%, D64 sweep -5 to -12%.
+# Not kept: the variant's code is tools/sdpa_bench/variants/pv_chains.patch (git apply it on commit eb2a985).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 $W"

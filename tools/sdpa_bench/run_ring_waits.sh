@@ -4,6 +4,7 @@
 # WARP_RELEASE: each warp releases the slot on an empty mbarrier the producer waits on before the refill
 # (after its Q K^T issue, under the MMA). EARLY_WAIT: the next tile's full-mbarrier wait issued while P V
 # computes. Predicted: the gap ~150 -> ~40 cycles, S512 -4 to -6%, S256 -2 to -4%, D64 sweep -2 to -5%.
+# Not kept: the variant's code is tools/sdpa_bench/variants/ring_waits.patch (git apply it on commit eb2a985).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async"
 T="--baselines --reps 20 --target-us 2000 ${BENCH_EXTRA:-}"

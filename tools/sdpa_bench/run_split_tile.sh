@@ -6,6 +6,7 @@
 # whole-tile variants lost the overlap to the tail and to waits for the next tile. Here nothing waits on a
 # later tile. A tile now: Q K^T ~300 + softmax ~850 + P V ~300 (+ ~150 between tiles). Predicted: ~150-250 of
 # its ~1440 cycles hidden, S512 -6 to -10%, S256 -4 to -8%, D64 sweep -5 to -10%.
+# Not kept: the variant's code is tools/sdpa_bench/variants/split_tile.patch (git apply it on commit eb2a985).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64 WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async"
 T="--baselines --reps 20 --target-us 2000 ${BENCH_EXTRA:-}"

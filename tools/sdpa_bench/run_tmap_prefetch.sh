@@ -4,6 +4,7 @@
 # the first box load of a launch also fetches its tensor map. Prefetching the maps at entry (thread 0, before
 # the index math and barrier init) should take that fetch off the first load. Predicted: tile 0 -100 to -300
 # cycles; S512 -1 to -4%, S256 -2 to -6%, D64 sweep ~0.
+# Not kept: the variant's code is tools/sdpa_bench/variants/tmap_prefetch.patch (git apply it on commit 29dd7dc).
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 $W"
