@@ -394,6 +394,10 @@ __device__ __forceinline__ void turn_wait(int group) {
 __device__ __forceinline__ void turn_pass(int group) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(1 + WN + group), "n"(PP_THREADS) : "memory");
 }
+// Two key-range groups' merge (named barrier 1 + 2 WN): group 1 hands its partial over with merge_pass, group 0
+// takes it with merge_take.
+__device__ __forceinline__ void merge_pass() { asm volatile("bar.arrive %0, %1;\n" ::"n"(1 + 2 * WN), "n"(2 * GT) : "memory"); }
+__device__ __forceinline__ void merge_take() { asm volatile("bar.sync %0, %1;\n" ::"n"(1 + 2 * WN), "n"(2 * GT) : "memory"); }
 
 // Shared-memory carve-up (must match the spec's smem_bytes):
 //   sQ [BM][ROWE], sK [RINGS][STAGES][BN][ROWE], sV [RINGS][STAGES][BN][ROWE], then (wmma) S, P, O scratch.
@@ -873,6 +877,56 @@ struct Path {
   // normalises its own columns into sQ, and O is stored from there. (Group 0 merging all of O alone took
   // ~840 cycles after the key-range groups at S512, perf_notes item 45.) The group is a template argument so
   // that o is only ever indexed at compile time (a runtime index would move it to local memory).
+  // Two key-range groups (WN_KEYS=range / pingpong, WARPS_N 2): group 1 parks its (m, l) and its unnormalised O
+  // in its own K ring (its tiles are done; group 0's ring may still be in use), hands them over on a named
+  // barrier without waiting and leaves; group 0 merges them into its registers and stores O as one group would.
+  // One barrier and half the shared-memory traffic of merge_store's column split: the key-range CTA at S512
+  // ~7770 cycles against ~8590 (perf_notes item 57).
+  __device__ __forceinline__ void merge_pair_store(float* cbuf1, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    constexpr int CLD = HD + 8;  // floats per row: a quad's float2 stores of one row then hit distinct banks
+    const int g = lane >> 2, t = lane & 3;
+    float* part = cbuf1;                                       // [BM][CLD]
+    float2* ml = reinterpret_cast<float2*>(cbuf1 + BM * CLD);  // [BM]: (m, l)
+    if (wn == 1) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int rl = warp * RPW + mt * 16 + g + 8 * r;
+          const float l = kf::quad_sum(row[mt][r].l);
+          if (t == 0) ml[rl] = make_float2(row[mt][r].m, l);
+#pragma unroll
+          for (int d = 0; d < NTD; ++d)
+            *reinterpret_cast<float2*>(part + rl * CLD + d * 8 + 2 * t) =
+                make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
+        }
+      merge_pass();
+      return;
+    }
+    merge_take();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int rl = warp * RPW + mt * 16 + g + 8 * r;
+        float2 v[NTD];  // every load issued before the first use
+        const float2 ml1 = ml[rl];
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) v[d] = *reinterpret_cast<const float2*>(part + rl * CLD + d * 8 + 2 * t);
+        const float m = fmaxf(row[mt][r].m, ml1.x);
+        const float muse = m == KF_NEG_INF ? 0.f : m;
+        const float f0 = kf::fast_exp2(row[mt][r].m - muse), f1 = kf::fast_exp2(ml1.x - muse);
+        const float l = kf::quad_sum(row[mt][r].l) * f0 + ml1.y * f1;
+        row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
+#pragma unroll
+        for (int d = 0; d < NTD; ++d) {
+          o[mt][d][2 * r] = fmaf(v[d].x, f1, o[mt][d][2 * r] * f0);
+          o[mt][d][2 * r + 1] = fmaf(v[d].y, f1, o[mt][d][2 * r + 1] * f0);
+        }
+      }
+    store(sQ, Oh, m0, S);
+  }
+
   __device__ __forceinline__ void merge_store(float* cbuf, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S,
                                               int tid) {
     if (wn == 0) merge_store_as<0>(cbuf, sQ, Oh, m0, S, tid);
@@ -1629,7 +1683,12 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   KF_STAMP(14);
 #if defined(KF_MMA_MMA)
   // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O here
-  if constexpr (WN > 1) path.merge_store(reinterpret_cast<float*>(sK), sQ, Oh, m0, S, tid);
+  // Two key-range groups: group 1 hands its partial to group 0 (perf_notes item 57); its K ring must hold it
+  constexpr bool PAIR_FITS = STAGES * KV_ELEMS * (int)sizeof(elem_t) >= BM * (HD + 8) * 4 + BM * 8;
+  if constexpr (WN == 2 && WN_RANGE && PAIR_FITS)
+    path.merge_pair_store(reinterpret_cast<float*>(sK + STAGES * KV_ELEMS), sQ, Oh, m0, S);
+  else if constexpr (WN > 1)
+    path.merge_store(reinterpret_cast<float*>(sK), sQ, Oh, m0, S, tid);
 #endif
   KF_STAMP(15);
 #if KF_STAMPS
