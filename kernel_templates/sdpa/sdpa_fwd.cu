@@ -419,6 +419,7 @@ static_assert(!TMA_KV || !WN_RANGE || (MC == 1 && !SPLIT_WAIT),
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
+static_assert(KF_DIAG_CUT == 0 || (WGMMA && P_EARLY && !EXP2_PAIR), "DIAG_CUT needs wgmma, P_EARLY 1 and EXP2 f32 or poly");
 static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= 3 && MC == 1 && KS == 1 && !PIPE_QK &&
                          ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64))),
               "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
@@ -871,12 +872,6 @@ struct Path {
 #endif
   }
 
-  // WARPS_N > 1: merge the key groups' (m, l, O) and write O. O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m),
-  // m = max_g m_g. Group wn finalises the column blocks [wn * DB, (wn + 1) * DB): every group parks its (m, l)
-  // and its partial O of the other groups' columns in smem (over the K/V ring, idle by now), each merges and
-  // normalises its own columns into sQ, and O is stored from there. (Group 0 merging all of O alone took
-  // ~840 cycles after the key-range groups at S512, perf_notes item 45.) The group is a template argument so
-  // that o is only ever indexed at compile time (a runtime index would move it to local memory).
   // Two key-range groups (WN_KEYS=range / pingpong, WARPS_N 2): group 1 parks its (m, l) and its unnormalised O
   // in its own K ring (its tiles are done; group 0's ring may still be in use), hands them over on a named
   // barrier without waiting and leaves; group 0 merges them into its registers and stores O as one group would.
@@ -927,6 +922,12 @@ struct Path {
     store(sQ, Oh, m0, S);
   }
 
+  // WARPS_N > 1: merge the key groups' (m, l, O) and write O. O = sum_g O_g 2^(m_g - m), l = sum_g l_g 2^(m_g - m),
+  // m = max_g m_g. Group wn finalises the column blocks [wn * DB, (wn + 1) * DB): every group parks its (m, l)
+  // and its partial O of the other groups' columns in smem (over the K/V ring, idle by now), each merges and
+  // normalises its own columns into sQ, and O is stored from there. (Group 0 merging all of O alone took
+  // ~840 cycles after the key-range groups at S512, perf_notes item 45.) The group is a template argument so
+  // that o is only ever indexed at compile time (a runtime index would move it to local memory).
   __device__ __forceinline__ void merge_store(float* cbuf, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S,
                                               int tid) {
     if (wn == 0) merge_store_as<0>(cbuf, sQ, Oh, m0, S, tid);
