@@ -876,49 +876,17 @@ struct Path {
   // in its own K ring (its tiles are done; group 0's ring may still be in use), hands them over on a named
   // barrier without waiting and leaves; group 0 merges them into its registers and stores O as one group would.
   // One barrier and half the shared-memory traffic of merge_store's column split: the key-range CTA at S512
-  // ~7770 cycles against ~8590 (perf_notes item 57).
+  // ~7770 cycles against ~8590 (perf_notes item 57). The partial travels as split-KV's do (save_partial,
+  // merge_partials), with group 1 as the second slot.
   __device__ __forceinline__ void merge_pair_store(float* cbuf1, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
-    constexpr int CLD = HD + 8;  // floats per row: a quad's float2 stores of one row then hit distinct banks
-    const int g = lane >> 2, t = lane & 3;
-    float* part = cbuf1;                                       // [BM][CLD]
-    float2* ml = reinterpret_cast<float2*>(cbuf1 + BM * CLD);  // [BM]: (m, l)
     if (wn == 1) {
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int rl = warp * RPW + mt * 16 + g + 8 * r;
-          const float l = kf::quad_sum(row[mt][r].l);
-          if (t == 0) ml[rl] = make_float2(row[mt][r].m, l);
-#pragma unroll
-          for (int d = 0; d < NTD; ++d)
-            *reinterpret_cast<float2*>(part + rl * CLD + d * 8 + 2 * t) =
-                make_float2(o[mt][d][2 * r], o[mt][d][2 * r + 1]);
-        }
+      save_partial<true>(cbuf1, cbuf1 + BM * HD);  // split-KV's fragment-order layout
       merge_pass();
       return;
     }
     merge_take();
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int rl = warp * RPW + mt * 16 + g + 8 * r;
-        float2 v[NTD];  // every load issued before the first use
-        const float2 ml1 = ml[rl];
-#pragma unroll
-        for (int d = 0; d < NTD; ++d) v[d] = *reinterpret_cast<const float2*>(part + rl * CLD + d * 8 + 2 * t);
-        const float m = fmaxf(row[mt][r].m, ml1.x);
-        const float muse = m == KF_NEG_INF ? 0.f : m;
-        const float f0 = kf::fast_exp2(row[mt][r].m - muse), f1 = kf::fast_exp2(ml1.x - muse);
-        const float l = kf::quad_sum(row[mt][r].l) * f0 + ml1.y * f1;
-        row[mt][r].l = (t == 0) ? l : 0.f;  // store() quad-sums l again
-#pragma unroll
-        for (int d = 0; d < NTD; ++d) {
-          o[mt][d][2 * r] = fmaf(v[d].x, f1, o[mt][d][2 * r] * f0);
-          o[mt][d][2 * r + 1] = fmaf(v[d].y, f1, o[mt][d][2 * r + 1] * f0);
-        }
-      }
+    const float2* part = reinterpret_cast<const float2*>(cbuf1);
+    merge_partials<2>([&](int, int kind, int i) { return part[kind == 1 ? i : BM * HD / 2 + i]; }, 0);
     store(sQ, Oh, m0, S);
   }
 
@@ -1059,7 +1027,8 @@ struct Path {
 
   // Last CTA of a query block: merge the other slots (base = slot 0) into the registers.
   // LD(sp, kind, index): float2 of slot sp; kind 0 = (m, l) array, 1 = O array (float2 indices as in save_partial).
-  template <class LD>
+  // SLOTS: KV_SPLITS, or 2 for the key-range groups' merge (slot 1 is group 1's parked partial).
+  template <int SLOTS = KS, class LD>
   __device__ __forceinline__ void merge_partials(LD ld, int self) {
     const int t = lane & 3;
 #pragma unroll
@@ -1067,10 +1036,10 @@ struct Path {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int mi = ((warp * MT + mt) * 2 + r) * 32 + lane;
-        float2 oml[KS];
+        float2 oml[SLOTS];
         float mtot = row[mt][r].m;
 #pragma unroll
-        for (int sp = 0; sp < KS; ++sp) {
+        for (int sp = 0; sp < SLOTS; ++sp) {
           oml[sp] = sp == self ? make_float2(KF_NEG_INF, 0.f) : ld(sp, 0, mi);
           mtot = fmaxf(mtot, oml[sp].x);
         }
@@ -1083,7 +1052,7 @@ struct Path {
           o[mt][d][2 * r + 1] *= f0;
         }
 #pragma unroll
-        for (int sp = 0; sp < KS; ++sp) {
+        for (int sp = 0; sp < SLOTS; ++sp) {
           if (sp == self) continue;
           // every load of the slot is issued before the first is used: the loads (DSMEM or L2) are
           // latency-bound, and one-at-a-time load + FMA chains cost a round trip each
@@ -1685,7 +1654,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 #if defined(KF_MMA_MMA)
   // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O here
   // Two key-range groups: group 1 hands its partial to group 0 (perf_notes item 57); its K ring must hold it
-  constexpr bool PAIR_FITS = STAGES * KV_ELEMS * (int)sizeof(elem_t) >= BM * (HD + 8) * 4 + BM * 8;
+  constexpr bool PAIR_FITS = STAGES * KV_ELEMS * (int)sizeof(elem_t) >= (BM * HD + BM * 8) * 4;
   if constexpr (WN == 2 && WN_RANGE && PAIR_FITS)
     path.merge_pair_store(reinterpret_cast<float*>(sK + STAGES * KV_ELEMS), sQ, Oh, m0, S);
   else if constexpr (WN > 1)

@@ -2,6 +2,7 @@
 #   ab_run PREFIX NAME TIMEOUT BENCH_ARGS...  one bench.py process -> $OUT/PREFIX_NAME.json and .log
 #   ab_summary PREFIX REGEX                   failures, then the summarize_ab.py lines matching REGEX
 #                                             (the whole summary is kept in $OUT/PREFIX_ab.txt)
+#   ab_report PREFIX                          PREFIX_times.txt (list_times.py), PREFIX_ab.txt, failure lines
 set -o pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/sdpa_out}; mkdir -p "$OUT"
@@ -17,4 +18,12 @@ ab_summary() {
   grep -hE "wrong_result|FAULT|ERROR|Traceback" "$OUT"/"${prefix}"_*.log | head -8
   python3 tools/sdpa_bench/summarize_ab.py "$OUT"/"${prefix}"_*.json > "$OUT/${prefix}_ab.txt" 2>&1
   grep -E "$re" "$OUT/${prefix}_ab.txt"
+}
+
+# ab_report PREFIX: every run's times (list_times.py), the A/B summary and any failure lines of $OUT/PREFIX_*
+ab_report() {
+  local prefix=$1
+  python3 tools/sdpa_bench/list_times.py "$OUT"/"${prefix}"_*.json > "$OUT/${prefix}_times.txt"
+  python3 tools/sdpa_bench/summarize_ab.py "$OUT"/"${prefix}"_*.json > "$OUT/${prefix}_ab.txt" 2>&1
+  grep -E "wrong|FAULT|Traceback|rror" "$OUT"/"${prefix}"_*.log | head -5
 }

@@ -12,9 +12,7 @@ ab_run kvf mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2,3 Q_IN=regs,smem KV_WAIT=joint,split EXP2=f32,poly KV_AFTER_Q=1,0 $W"
 ab_run kvf d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs KV_WAIT=joint EXP2=f32 KV_AFTER_Q=1,0 $W"
-python3 tools/sdpa_bench/list_times.py "$OUT"/kvf_mission.json "$OUT"/kvf_d64.json > "$OUT/kvf_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/kvf_*.json > "$OUT/kvf_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/kvf_*.log | head -5
+ab_report kvf
 timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs KV_WAIT=joint EXP2=f32 KV_AFTER_Q=1 $W" --config "STAGES=2 Q_IN=regs KV_WAIT=joint EXP2=f32 KV_AFTER_Q=0 $W" \
   --config "STAGES=2 Q_IN=regs KV_WAIT=split EXP2=f32 KV_AFTER_Q=0 $W" \

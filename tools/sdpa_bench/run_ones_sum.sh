@@ -14,9 +14,7 @@ ab_run os mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2,3 Q_IN=regs,smem EXP2=f32,poly ONES_SUM=0,1 $W" --grid "STAGES=2 Q_IN=regs EXP2=f32,poly ONES_SUM=0,1 $RANGE"
 ab_run os d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs EXP2=f32,poly ONES_SUM=0,1 $W"
-python3 tools/sdpa_bench/list_times.py "$OUT"/os_mission.json "$OUT"/os_d64.json > "$OUT/os_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/os_*.json > "$OUT/os_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/os_*.log | head -5
+ab_report os
 [ "${TIMELINE:-1}" = 1 ] && timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs EXP2=f32 ONES_SUM=0 $W" --config "STAGES=2 Q_IN=regs EXP2=f32 ONES_SUM=1 $W" \
   --config "STAGES=2 Q_IN=regs EXP2=poly ONES_SUM=1 $W" \

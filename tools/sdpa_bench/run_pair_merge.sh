@@ -5,6 +5,8 @@
 # (m, l) and unnormalised O in its own K ring, arrives on a named barrier and leaves; group 0 merges into its
 # registers and stores as one warpgroup does. Predicted: the merge ~840 -> ~400 cycles, key-range S512 -4 to
 # -6% (to ~5.4-5.5 us, below one warpgroup's ~5.7).
+# PAIR_MERGE was this experiment's define; the one-way merge is now the template's only path for two key-range
+# groups, so PAIR_MERGE=0 reproduces the old merge only on commit 72d9723.
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async $W"
@@ -16,9 +18,7 @@ ab_run pm mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2 Q_IN=regs Q_LOAD=tma EXP2=f32,poly WN_KEYS=pingpong PAIR_MERGE=0,1 $KEYS"
 ab_run pm d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs EXP2=f32 $ONE" --grid "STAGES=2 Q_IN=regs Q_LOAD=tma EXP2=f32 WN_KEYS=range PAIR_MERGE=0,1 $KEYS"
-python3 tools/sdpa_bench/list_times.py "$OUT"/pm_mission.json "$OUT"/pm_d64.json > "$OUT/pm_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/pm_*.json > "$OUT/pm_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/pm_*.log | head -5
+ab_report pm
 timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs EXP2=f32 $ONE" \
   --config "STAGES=2 Q_IN=regs Q_LOAD=tma EXP2=f32 WN_KEYS=range PAIR_MERGE=0 $KEYS" \

@@ -16,8 +16,7 @@ ab_run ppv mission "${T_MISSION:-200}" $T --suite mission \
 ab_run ppv d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 PIPE_PV=0 $W" \
   --grid "STAGES=4 Q_IN=smem Q_LOAD=cp_async EXP2=f32,poly PIPE_PV=1 $W"
-python3 tools/sdpa_bench/list_times.py "$OUT"/ppv_mission.json "$OUT"/ppv_d64.json > "$OUT/ppv_times.txt"
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/ppv_*.log | head -5
+ab_report ppv
 [ "${TIMELINE:-1}" = 1 ] && timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 PIPE_PV=0 $W" \
   --config "STAGES=4 Q_IN=smem Q_LOAD=tma EXP2=f32 PIPE_PV=1 $W" \

@@ -16,9 +16,7 @@ ab_run pvc mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2 Q_IN=regs Q_LOAD=tma EXP2=f32,poly PV_CHAINS=1,2 $RANGE"
 ab_run pvc d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32,poly PV_CHAINS=1,2 $ONE"
-python3 tools/sdpa_bench/list_times.py "$OUT"/pvc_mission.json "$OUT"/pvc_d64.json > "$OUT/pvc_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/pvc_*.json > "$OUT/pvc_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/pvc_*.log | head -5
+ab_report pvc
 [ "${TIMELINE:-1}" = 1 ] && timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 PV_CHAINS=1 $ONE" \
   --config "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 PV_CHAINS=2 $ONE" \

@@ -12,9 +12,7 @@ ab_run rw mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2,3 Q_IN=regs,smem EXP2=f32,poly WARP_RELEASE=0,1 EARLY_WAIT=0,1 $W"
 ab_run rw d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs EXP2=f32,poly WARP_RELEASE=0,1 EARLY_WAIT=0,1 $W"
-python3 tools/sdpa_bench/list_times.py "$OUT"/rw_mission.json "$OUT"/rw_d64.json > "$OUT/rw_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/rw_*.json > "$OUT/rw_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/rw_*.log | head -5
+ab_report rw
 [ "${TIMELINE:-1}" = 1 ] && timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs EXP2=f32 WARP_RELEASE=0 EARLY_WAIT=0 $W" \
   --config "STAGES=2 Q_IN=regs EXP2=f32 WARP_RELEASE=1 EARLY_WAIT=0 $W" \

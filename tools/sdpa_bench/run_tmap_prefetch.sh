@@ -15,9 +15,7 @@ ab_run tpf mission "${T_MISSION:-200}" $T --suite mission \
   --grid "STAGES=2 Q_IN=regs EXP2=f32,poly TMAP_PREFETCH=0,1 $RANGE"
 ab_run tpf d64 "${T_D64:-150}" $T --suite sweep --filter D=64 \
   --grid "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 TMAP_PREFETCH=0,1 $ONE"
-python3 tools/sdpa_bench/list_times.py "$OUT"/tpf_mission.json "$OUT"/tpf_d64.json > "$OUT/tpf_times.txt"
-python3 tools/sdpa_bench/summarize_ab.py "$OUT"/tpf_*.json > "$OUT/tpf_ab.txt" 2>&1
-grep -E "wrong|FAULT|Traceback|rror" "$OUT"/tpf_*.log | head -5
+ab_report tpf
 timeout 120 python3 tools/sdpa_bench/timeline.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
   --config "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 TMAP_PREFETCH=0 $ONE" \
   --config "STAGES=2 Q_IN=regs Q_LOAD=cp_async EXP2=f32 TMAP_PREFETCH=1 $ONE" \
