@@ -13,6 +13,14 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+// 1 / x in one MUFU op (rel. error ~2^-23): the epilogue's normalisation. 1.f / x is IEEE division, a
+// refinement chain plus a slow-path branch that cost one warpgroup's O store ~290 cycles (perf_notes item 62).
+__device__ __forceinline__ float fast_rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // 2^x for x <= 0 on the FMA pipe instead of the MUFU (FA4's trick: the MUFU does 16 exp2 per SM per
 // clock, a quarter of the FP32 rate, and bounds the softmax). x = k + f with k = round(x), f in [-0.5, 0.5];
 // 2^f from a degree-3 minimax polynomial (relative error 7.5e-5, below a 16-bit P's rounding); k goes

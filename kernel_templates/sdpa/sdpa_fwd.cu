@@ -114,17 +114,20 @@ typedef kf::dtype_traits<elem_t> TR;
 #endif
 // DIAG=3 (timing diagnostic, wrong output): the first thread of each warpgroup records clock64 at
 // fixed points (slot k: 0 entry, 1 prologue done, 2 + 2t / 3 + 2t before / after its t-th tile,
-// 14 loop done, 15 merge done, 16 / 17 globaltimer at entry / end, 18 Q and the first K/V tiles
-// requested, 19 its part of Q resident; 18 and 19 in the one-ring loop only; 20 the ring's barriers
-// initialised, 21 Q requested) and writes them over its CTA's
-// O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
+// 14 loop done, 15 merge (or one group's store) done, 16 / 17 globaltimer at entry / end, 18 the first
+// K/V tiles requested, 19 Q resident, 20 the ring barriers initialised, 21 Q requested, 22 indices computed)
+// and writes them over its CTA's O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
 // DIAG_CUT (timing diagnostic, wrong output; wgmma, one key group): 1 no exp2, 2 no Q K^T, 3 no P V, 4 no row max
+// DIAG_STORE (timing diagnostic, wrong output; mma / wgmma): 1 no global stores of O, 2 no normalisation of O
+#ifndef KF_DIAG_STORE
+#define KF_DIAG_STORE 0
+#endif
 #ifndef KF_DIAG_CUT
 #define KF_DIAG_CUT 0
 #endif
 #if defined(KF_DIAG) && KF_DIAG == 3
 #define KF_STAMPS 1
-#define KF_NSTAMPS 22
+#define KF_NSTAMPS 23
 #define KF_STAMP(k)                                                                          \
   do {                                                                                       \
     if ((k) < KF_NSTAMPS && (threadIdx.x & 127) == 0) stamps[(k)] = clock64();                      \
@@ -307,7 +310,8 @@ constexpr bool SPLIT_WAIT = false;
 
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
-static_assert(!WN_RANGE || (STAGES >= 2 && !SPLIT_WAIT), "WN_KEYS=range needs STAGES >= 2 and KV_WAIT=joint");
+static_assert(!WN_RANGE || (STAGES >= 2 && (TMA_KV || !SPLIT_WAIT)),
+              "WN_KEYS=range needs STAGES >= 2, and KV_WAIT=joint on cp.async");
 static_assert(!PINGPONG_KEYS || WN == 2, "WN_KEYS=pingpong needs WARPS_N == 2");
 constexpr int PP_THREADS = WG_PP ? 256 : 2 * GT;  // the two turn-taking groups' threads
 static_assert(BN % 16 == 0, "BLOCK_N must be a multiple of 16");
@@ -394,7 +398,7 @@ __device__ __forceinline__ void turn_wait(int group) {
 __device__ __forceinline__ void turn_pass(int group) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(1 + WN + group), "n"(PP_THREADS) : "memory");
 }
-// Two key-range groups' merge (named barrier 1 + 2 WN): group 1 hands its partial over with merge_pass, group 0
+// Two key-range groups' merge (named barrier 1 + 2 WN): group 0 hands its partial over with merge_pass, group 1
 // takes it with merge_take.
 __device__ __forceinline__ void merge_pass() { asm volatile("bar.arrive %0, %1;\n" ::"n"(1 + 2 * WN), "n"(2 * GT) : "memory"); }
 __device__ __forceinline__ void merge_take() { asm volatile("bar.sync %0, %1;\n" ::"n"(1 + 2 * WN), "n"(2 * GT) : "memory"); }
@@ -414,8 +418,7 @@ constexpr int KV_ELEMS = BN * ROWE;
 // CTA's empty mbarrier (its slice lands in all of them).
 static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2), "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2");
 static_assert(!TMA_Q || TMA_KV, "Q_LOAD=tma needs KV_LOAD=tma");
-static_assert(!TMA_KV || !WN_RANGE || (MC == 1 && !SPLIT_WAIT),
-              "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1 and KV_WAIT=joint");
+static_assert(!TMA_KV || !WN_RANGE || MC == 1, "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1");
 static_assert(!(TMA_KV && SPLIT_WAIT && KF_DIAG_NO_RELOAD), "DIAG=2 with KV_LOAD=tma needs KV_WAIT=joint");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
@@ -440,10 +443,19 @@ struct TmaRing {
   unsigned v_phase = 0;               // KV_WAIT=split: bit s = parity of slot s's next V wait
   int row0 = 0, bh = 0;               // key row of this CTA's slice of tile 0; head (b * H + h)
 
-  // All threads; the producer initialises the barriers (at `tail`, 24 * STAGES bytes). The caller's next
-  // CTA (MC == 1) or cluster (MC > 1) barrier publishes them before anyone else touches them.
-  __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head,
-                                       bool producer) {
+  // One thread: the ring's mbarriers at `tail` (24 * STAGES bytes). The caller fences (kf::fence_mbar_init)
+  // once after all of its barrier inits, and its next CTA (MC == 1) or cluster (MC > 1) barrier publishes them
+  // before anyone else touches them.
+  static __device__ __forceinline__ void init_barriers(unsigned tail) {
+#pragma unroll
+    for (int st = 0; st < STAGES; ++st) {
+      kf::mbar_init(tail + 8 * st, 1);
+      kf::mbar_init(tail + 8 * STAGES + 8 * st, MC);
+      kf::mbar_init(tail + 16 * STAGES + 8 * st, 1);
+    }
+  }
+  // All threads: the ring's addresses.
+  __device__ __forceinline__ void init(unsigned tail, const elem_t* sK, const elem_t* sV, int key0, int head) {
     const unsigned rank = MC > 1 ? cluster_rank() : 0u;  // (a split-KV cluster's rank is no slice)
     full0 = tail;
     empty0 = tail + 8 * STAGES;
@@ -453,15 +465,6 @@ struct TmaRing {
     v_slice = kf::smem_u32(sV) + rank * SLICE * ROWE * (unsigned)sizeof(elem_t);
     row0 = key0 + (int)rank * SLICE;
     bh = head;
-    if (producer) {
-#pragma unroll
-      for (int st = 0; st < STAGES; ++st) {
-        kf::mbar_init(full0 + 8 * st, 1);
-        kf::mbar_init(empty0 + 8 * st, MC);
-        kf::mbar_init(full_v0 + 8 * st, 1);
-      }
-      kf::fence_mbar_init();
-    }
   }
   // The producer: this CTA's slice of tile t into slot t % STAGES (past S the box reads zeros).
   __device__ __forceinline__ void issue(int t, const kf::TmaDesc& tmK, const kf::TmaDesc& tmV) const {
@@ -872,20 +875,20 @@ struct Path {
 #endif
   }
 
-  // Two key-range groups (WN_KEYS=range / pingpong, WARPS_N 2): group 1 parks its (m, l) and its unnormalised O
-  // in its own K ring (its tiles are done; group 0's ring may still be in use), hands them over on a named
-  // barrier without waiting and leaves; group 0 merges them into its registers and stores O as one group would.
-  // One barrier and half the shared-memory traffic of merge_store's column split: the key-range CTA at S512
-  // ~7770 cycles against ~8590 (perf_notes item 57). The partial travels as split-KV's do (save_partial,
-  // merge_partials), with group 1 as the second slot.
-  __device__ __forceinline__ void merge_pair_store(float* cbuf1, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
-    if (wn == 1) {
-      save_partial<true>(cbuf1, cbuf1 + BM * HD);  // split-KV's fragment-order layout
+  // Two key-range groups (WN_KEYS=range / pingpong, WARPS_N 2): group 0, which starts first and so finishes
+  // first (its tiles are requested first), parks its (m, l) and its unnormalised O in its own K ring (its tiles
+  // are done; group 1's ring may still be in use), hands them over on a named barrier without waiting and
+  // leaves; group 1 merges them into its registers and stores O as one group would. One barrier and half the
+  // shared-memory traffic of merge_store's column split: the key-range CTA at S512 ~7770 cycles against ~8590
+  // (perf_notes item 57). The partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
+  __device__ __forceinline__ void merge_pair_store(float* cbuf0, elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
+    if (wn == 0) {
+      save_partial<true>(cbuf0, cbuf0 + BM * HD);  // split-KV's fragment-order layout
       merge_pass();
       return;
     }
     merge_take();
-    const float2* part = reinterpret_cast<const float2*>(cbuf1);
+    const float2* part = reinterpret_cast<const float2*>(cbuf0);
     merge_partials<2>([&](int, int kind, int i) { return part[kind == 1 ? i : BM * HD / 2 + i]; }, 0);
     store(sQ, Oh, m0, S);
   }
@@ -1079,8 +1082,8 @@ struct Path {
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const float l = kf::quad_sum(row[mt][r].l);
-        const float inv = l > 0.f ? 1.f / l : 0.f;
+        const float l = KF_DIAG_STORE == 2 ? 1.f : kf::quad_sum(row[mt][r].l);
+        const float inv = KF_DIAG_STORE == 2 ? 1.f : l > 0.f ? kf::fast_rcp(l) : 0.f;
         const int rl = warp * RPW + mt * 16 + g + 8 * r;
 #pragma unroll
         for (int d = 0; d < NTD; ++d) {
@@ -1095,7 +1098,10 @@ struct Path {
     for (int i = lane; i < RPW * CPR; i += 32) {
       const int r = i / CPR, c = (i % CPR) * 8;
       const int gr = m0 + warp * RPW + r;
-      if (gr < S)
+      if (KF_DIAG_STORE == 1) {
+        const uint4 v = *reinterpret_cast<const uint4*>(sQ + Lay::off(warp * RPW + r, c));
+        asm volatile("" ::"r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+      } else if (gr < S)
         *reinterpret_cast<uint4*>(Oh + (size_t)gr * HD + c) =
             *reinterpret_cast<const uint4*>(sQ + Lay::off(warp * RPW + r, c));
     }
@@ -1429,11 +1435,18 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   [[maybe_unused]] TmaRing ring;  // (WN_KEYS=range: this thread's group's ring, barriers 24 * STAGES bytes apart)
   constexpr unsigned push_bytes = MERGE_PUSH ? 16 + (KS - 1) * BM * (HD + 8) * 4 : 0;
   [[maybe_unused]] const unsigned q_mbar = kf::smem_u32(push_tail) + push_bytes + 24 * STAGES * RINGS;
+  KF_STAMP(22);  // indices computed, parameters read
+  // KV_LOAD=tma: every ring's barriers (one ring per key group with WN_KEYS=range) and Q's are initialised by
+  // one thread behind one fence: a fence.mbarrier_init costs ~150 cycles, and the key-range groups' two
+  // threads initialising and fencing at once took ~550 (perf_notes item 60)
+  [[maybe_unused]] const unsigned ring_bars = kf::smem_u32(push_tail) + push_bytes;
   if constexpr (TMA_KV) {
-    if constexpr (WN_RANGE)
-      ring.init(kf::smem_u32(push_tail) + push_bytes + 24 * STAGES * g, gK, gV, gt0 * BN, b * H + h, gtid == 0);
-    else
-      ring.init(kf::smem_u32(push_tail) + push_bytes, sK, sV, t0 * BN, b * H + h, tid == TMA_PRODUCER);
+    const int init_tid = WN_RANGE ? 0 : TMA_PRODUCER;
+    ring.init(ring_bars + 24 * STAGES * g, gK, gV, gt0 * BN, b * H + h);
+    if (tid == init_tid)
+      for (int r = 0; r < RINGS; ++r) TmaRing::init_barriers(ring_bars + 24 * STAGES * r);
+    if (TMA_Q && tid == 0) kf::mbar_init(q_mbar, 1);
+    if (tid == init_tid || (TMA_Q && tid == 0)) kf::fence_mbar_init();
     if (MC > 1) cluster_sync_relaxed();  // no peer multicasts before this CTA's barriers exist
     KF_STAMP(20);
   }
@@ -1450,9 +1463,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   // Q: every thread's cp.async, or (Q_LOAD=tma) one box load by thread 0 on its own mbarrier, requested before
   // any K/V tile (perf_notes item 43: faster for the key-range groups, a little slower for one warpgroup)
   if constexpr (TMA_Q) {
-    if (tid == 0) {
-      kf::mbar_init(q_mbar, 1);
-      kf::fence_mbar_init();
+    if (tid == 0) {  // (its barrier initialised with the rings')
       kf::mbar_arrive_expect_tx(q_mbar, BM * HD * (unsigned)sizeof(elem_t));
       kf::tma_load_3d(kf::smem_u32(sQ), tmQ, 0, m0, b * H + h, q_mbar);
     }
@@ -1468,12 +1479,30 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
 
   if constexpr (WN_RANGE) {
     // Key group g streams tiles [gt0, gt0 + gn) through its own ring with its own GT threads and
-    // barrier (KV_LOAD=tma: its first thread's loads), so no group waits for another's tiles. Left alone
-    // the groups still run in phase (same work, same start); pingpong makes them take turns issuing MMAs
-    // (perf_notes item 21).
+    // barrier (KV_LOAD=tma: its first thread's refills), so no group waits for another's tiles. Started
+    // together the groups run in phase (same work, same start); pingpong makes them take turns issuing MMAs
+    // (perf_notes item 21), and on TMA the order of the first requests starts group 0 first (item 60).
     if constexpr (TMA_KV) {
-      if (gtid == 0)
-        for (int st = 0; st < min(STAGES - 1, gn); ++st) ring.issue(st, tmK, tmV);
+      // One CTA barrier publishes thread 0's barrier inits; then thread 0 requests every group's first tiles,
+      // stage by stage, group 0's before group 1's, and each group's first thread refills its own ring from
+      // then on. An SM's first bytes arrive at ~64 B per cycle, so group 0 starts ~500 cycles ahead, and the
+      // two groups run out of phase (started together they contend for the MUFU and tensor cores in the same
+      // phases); group 0 finishes first and parks its partial (perf_notes items 59-61).
+      __syncwarp();  // (thread 0's warp reconverged before the barrier, which counts whole warps)
+      __syncthreads();
+      if (tid == 0) {
+        TmaRing rg[WN];
+        int sn[WN];
+        for (int gg = 0; gg < WN; ++gg) {
+          const int s0 = t0 + min(gg * gper, ntiles);
+          sn[gg] = t0 + min((gg + 1) * gper, ntiles) - s0;
+          rg[gg].init(ring_bars + 24 * STAGES * gg, sK + gg * STAGES * KV_ELEMS, sV + gg * STAGES * KV_ELEMS,
+                      s0 * BN, b * H + h);
+        }
+        for (int st = 0; st < STAGES - 1; ++st)
+          for (int gg = 0; gg < WN; ++gg)
+            if (st < sn[gg]) rg[gg].issue(st, tmK, tmV);
+      }
     } else {
 #pragma unroll
       for (int st = 0; st < STAGES - 1; ++st) {
@@ -1484,7 +1513,9 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
         kf::cp_async_commit();
       }
     }
+    KF_STAMP(18);  // the group's first K/V tiles requested
     wait_q(q_mbar);
+    KF_STAMP(19);  // Q resident
     path.q_to_regs(sQ);
     KF_STAMP(1);
 #if defined(KF_MMA_WGMMA)
@@ -1653,12 +1684,16 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   KF_STAMP(14);
 #if defined(KF_MMA_MMA)
   // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O here
-  // Two key-range groups: group 1 hands its partial to group 0 (perf_notes item 57); its K ring must hold it
+  // Two key-range groups: group 0 hands its partial to group 1 (perf_notes items 57, 60); its K ring must hold it
   constexpr bool PAIR_FITS = STAGES * KV_ELEMS * (int)sizeof(elem_t) >= (BM * HD + BM * 8) * 4;
   if constexpr (WN == 2 && WN_RANGE && PAIR_FITS)
-    path.merge_pair_store(reinterpret_cast<float*>(sK + STAGES * KV_ELEMS), sQ, Oh, m0, S);
+    path.merge_pair_store(reinterpret_cast<float*>(sK), sQ, Oh, m0, S);
   else if constexpr (WN > 1)
     path.merge_store(reinterpret_cast<float*>(sK), sQ, Oh, m0, S, tid);
+#endif
+#if KF_STAMPS
+  // one group's epilogue is its store: timed here, so that its span compares with the key groups' merge + store
+  if constexpr (WN == 1 && KS == 1) path.store(sQ, Oh, m0, S);
 #endif
   KF_STAMP(15);
 #if KF_STAMPS

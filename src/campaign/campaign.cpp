@@ -200,22 +200,47 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
     throw std::runtime_error("reference kernel of " + family.name + " does not compile: " +
                              ref.log.substr(0, ref.log.find('\n')));
 
-  // What the store knows: never re-run a recorded config; retry an interrupted one once.
+  // What the store knows: never re-run a recorded config whose kernel is still the one it would compile now;
+  // one recorded with another kernel source (the family's template changed since) is stale and runs again.
+  // Retry an interrupted one once.
   std::set<std::string> done_keys;
   std::vector<Observation> known;
   std::deque<Config> retries;
-  size_t done_by_campaign = 0;
+  size_t done_by_campaign = 0, stale = 0;
   {
     std::lock_guard lock(run.store_mu);
-    for (const auto& key : run.store.evaluated_config_keys(family.name, shape, dkey))
-      done_keys.insert(to_string(complete_stored_config(family, parse_assignment(key))));
+    std::map<std::string, std::string> current_hash;  // config key -> the hash of its kernel as rendered now
+    auto is_stale = [&](const EvaluationRecord& e, const Config& config, const std::string& key) {
+      if (!e.kernel || e.kernel->variant_hash.empty()) return false;  // never compiled (e.g. invalid)
+      auto it = current_hash.find(key);
+      if (it == current_hash.end()) {
+        std::string h;
+        try {
+          h = render_variant(family, config, shape).hash;
+        } catch (const std::exception&) {  // no longer renders: leave the record as it is
+        }
+        it = current_hash.emplace(key, h).first;
+      }
+      return !it->second.empty() && it->second != e.kernel->variant_hash;
+    };
+    std::set<std::string> stale_keys;
     for (const auto& e : run.store.evaluations(family.name, shape, dkey)) {
       if (e.status == Status::Interrupted) continue;
-      known.push_back({complete_stored_config(family, e.config), e.status == Status::Ok && e.timing
-                                     ? std::optional<double>(e.timing->median_us)
-                                     : std::nullopt});
+      const Config config = complete_stored_config(family, e.config);
+      const std::string key = to_string(config);
+      if (is_stale(e, config, key)) {
+        stale_keys.insert(key);
+        continue;
+      }
+      done_keys.insert(key);
+      known.push_back({config, e.status == Status::Ok && e.timing ? std::optional<double>(e.timing->median_us)
+                                                                  : std::nullopt});
       if (e.campaign_id == run.campaign_id) ++done_by_campaign;
     }
+    for (const auto& key : stale_keys) stale += done_keys.count(key) ? 0 : 1;
+    if (stale)
+      spdlog::info("{}: {} recorded config(s) were measured with another kernel source; they run again",
+                   to_string(shape), stale);
     for (const auto& [stored_key, n] : run.store.interrupted_counts(family.name, shape, dkey)) {
       const Config config = complete_stored_config(family, parse_assignment(stored_key));
       const std::string key = to_string(config);

@@ -1,6 +1,6 @@
 // The campaign loop against a stand-in worker (tests/fakes/fake_worker.py): every config is
-// classified and recorded, nothing is run twice, a dying worker costs one evaluation, and an
-// attempt left open by a killed campaign is retried once on resume.
+// classified and recorded, nothing is run twice (unless its kernel source changed), a dying worker costs
+// one evaluation, and an attempt left open by a killed campaign is retried once on resume.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -103,6 +103,25 @@ TEST_F(CampaignFixture, PinnedSpaceRunsWhatTheStoreHasNotSeenThere) {
   const auto second = run_campaign(store, family, {shape}, unrolled);
   EXPECT_EQ(first.shapes[0].evaluated + second.shapes[0].evaluated, valid_configs());
   EXPECT_GT(second.shapes[0].evaluated, 0u);
+}
+
+// A result belongs to the kernel it timed: once the family's template changes, the configs recorded with the
+// old source are stale and a campaign runs them again (they were skipped as known, and a campaign after a
+// kernel change measured nothing).
+TEST_F(CampaignFixture, ConfigsRecordedWithAnotherKernelSourceRunAgain) {
+  const fs::path copy = dir / "toy";
+  fs::copy(fs::path(KFORGE_TEST_DIR) / "families/toy", copy, fs::copy_options::recursive);
+  Family mine = load_family(copy / "toy.json");
+  Store store(dir / "r.db");
+  const auto first = run_campaign(store, mine, {shape}, options("ok"));
+  ASSERT_EQ(first.shapes[0].evaluated, valid_configs());
+  std::ofstream(copy / "kernel.cu", std::ios::app) << "\n// a changed kernel source\n";
+  mine = load_family(copy / "toy.json");
+  const auto second = run_campaign(store, mine, {shape}, options("ok"));
+  EXPECT_EQ(second.shapes[0].evaluated, valid_configs());
+  // ... and with the changed source recorded, nothing is stale any more.
+  const auto third = run_campaign(store, mine, {shape}, options("ok"));
+  EXPECT_EQ(third.shapes[0].evaluated, 0u);
 }
 
 TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {

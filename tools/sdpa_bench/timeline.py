@@ -17,7 +17,7 @@ import bench  # noqa: E402
 import kfbench as kb  # noqa: E402
 
 
-NSTAMPS = 22  # the template's KF_NSTAMPS
+NSTAMPS = 23  # the template's KF_NSTAMPS
 
 
 def main():
@@ -55,10 +55,12 @@ def main():
                     t0 = st_[0] if g == 0 else rows[-g][0][0]
                     rows.append((st_, t0))
         print(f"== {text}  ({len(rows)} warpgroup records)")
-        names = ["prologue", "init", "q_req", "issue", "q_wait"] + [f"tile{i}" for i in range(6)] + ["merge", "total"]
+        names = ["prologue", "setup", "init", "q_req", "issue", "q_wait"] + [f"tile{i}" for i in range(6)] + ["merge", "total"]
 
         def spans(st_, t0):
             out = {"prologue": (st_[0] - t0, st_[1] - t0)}
+            if st_[22]:  # within the prologue: indices computed and parameters read
+                out["setup"] = (st_[0] - t0, st_[22] - t0)
             if st_[20] and st_[21]:  # within the prologue: the ring's barriers initialised, then Q requested
                 out["init"] = (st_[0] - t0, st_[20] - t0)
                 out["q_req"] = (st_[20] - t0, st_[21] - t0)
