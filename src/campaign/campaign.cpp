@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "campaign/current_results.hpp"
 #include "campaign/evaluate_job.hpp"
 #include "campaign/progress.hpp"
 #include "campaign/seeding.hpp"
@@ -209,26 +210,13 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   size_t done_by_campaign = 0, stale = 0;
   {
     std::lock_guard lock(run.store_mu);
-    std::map<std::string, std::string> current_hash;  // config key -> the hash of its kernel as rendered now
-    auto is_stale = [&](const EvaluationRecord& e, const Config& config, const std::string& key) {
-      if (!e.kernel || e.kernel->variant_hash.empty()) return false;  // never compiled (e.g. invalid)
-      auto it = current_hash.find(key);
-      if (it == current_hash.end()) {
-        std::string h;
-        try {
-          h = render_variant(family, config, shape).hash;
-        } catch (const std::exception&) {  // no longer renders: leave the record as it is
-        }
-        it = current_hash.emplace(key, h).first;
-      }
-      return !it->second.empty() && it->second != e.kernel->variant_hash;
-    };
+    KernelSourceCheck check(family, shape);
     std::set<std::string> stale_keys;
     for (const auto& e : run.store.evaluations(family.name, shape, dkey)) {
       if (e.status == Status::Interrupted) continue;
       const Config config = complete_stored_config(family, e.config);
       const std::string key = to_string(config);
-      if (is_stale(e, config, key)) {
+      if (check.stale(e, config)) {
         stale_keys.insert(key);
         continue;
       }
@@ -393,7 +381,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
 
   {
     std::lock_guard lock(run.store_mu);
-    outcome.best = run.store.best(family.name, shape, dkey);
+    if (auto b = best_current(run.store, family, shape, dkey)) outcome.best = b->record;
   }
   if (o.remeasure_top_k > 1 && !g_stop_requested.load())
     outcome.remeasured = remeasure_top(run.store, run.store_mu, family, shape, device,

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "campaign/current_results.hpp"
 #include "cli/common.hpp"
 
 namespace kf::cli {
@@ -45,7 +46,9 @@ void add_best(CLI::App& app, Globals& g) {
       std::printf("%-44s %10s %8s %-24s %s\n", "shape", "median us", "TFLOP/s", "vs baselines",
                   "config");
     for (const auto& s : selected) {
-      const auto best = store.best(f.name, s, std::nullopt);
+      const auto found = best_current(store, f, s, std::nullopt);
+      const std::optional<EvaluationRecord> best = found ? std::optional(found->record) : std::nullopt;
+      const bool stale = found && found->stale;
       nlohmann::json j = {{"shape", to_json(s)}};
       std::string ratios;
       if (best && best->timing) {
@@ -54,6 +57,7 @@ void add_best(CLI::App& app, Globals& g) {
         j["ci_us"] = {best->timing->ci_lo_us, best->timing->ci_hi_us};
         j["tflops"] = tflops_of(*best);
         j["device"] = best->device.name;
+        j["stale"] = stale;  // timed with an older kernel source: no result of the current one yet
         nlohmann::json base = nlohmann::json::object();
         for (const auto& b : typical_baselines(store.baselines(f.name, s, best->device))) {
           const double speedup = b.median_us / best->timing->median_us;
@@ -72,9 +76,10 @@ void add_best(CLI::App& app, Globals& g) {
         std::printf("%-44s %10s\n", to_string(s).c_str(), "-");
         continue;
       }
-      std::printf("%-44s %10s %8.1f %-24s %s\n", to_string(s).c_str(),
+      std::printf("%-44s %10s %8.1f %-24s %s%s\n", to_string(s).c_str(),
                   fmt_us(best->timing->median_us).c_str(), tflops_of(*best),
-                  ratios.empty() ? "-" : ratios.c_str(), to_string(best->config).c_str());
+                  ratios.empty() ? "-" : ratios.c_str(), to_string(best->config).c_str(),
+                  stale ? "  (stale: timed with an older kernel source)" : "");
       if (ncu) std::printf("%s\n\n", j["ncu"].get<std::string>().c_str());
     }
     if (json) print_json(out);

@@ -1,6 +1,9 @@
 // kforge export: the stored winner(s) as standalone source, C launcher and manifest.
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 
+#include "campaign/current_results.hpp"
 #include "cli/common.hpp"
 #include "export/export.hpp"
 
@@ -34,9 +37,12 @@ void add_export(CLI::App& app, Globals& g) {
     in.base_arch = arch;
     in.db_path = g.db;
     for (const auto& s : selected) {
-      auto best = store.best(f.name, s, only);
+      auto best = best_current(store, f, s, only);
       if (!best) throw std::runtime_error("no gated result for " + to_string(s) + " in " + g.db);
-      in.winners.push_back(std::move(*best));
+      if (best->stale)
+        spdlog::warn("{}: the stored winner was timed with an older kernel source; exporting its current kernel",
+                     to_string(s));
+      in.winners.push_back(std::move(best->record));
     }
     const ExportOutput res = export_kernels(in);
     if (json) return print_json(res.manifest);

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "campaign/campaign.hpp"
+#include "campaign/current_results.hpp"
+#include "family/render.hpp"
 #include "test_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -122,6 +124,45 @@ TEST_F(CampaignFixture, ConfigsRecordedWithAnotherKernelSourceRunAgain) {
   // ... and with the changed source recorded, nothing is stale any more.
   const auto third = run_campaign(store, mine, {shape}, options("ok"));
   EXPECT_EQ(third.shapes[0].evaluated, 0u);
+}
+
+// `best` and `export` take the fastest result of a current kernel over a faster one timed with an older
+// source, and fall back to the stale one (marked) only when nothing current exists.
+TEST_F(CampaignFixture, BestPrefersResultsOfTheCurrentKernels) {
+  const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).valid_configs();
+  ASSERT_GE(configs.size(), 2u);
+  auto result = [&](const Config& c, double us, const std::string& hash) {
+    EvaluationRecord e;
+    e.family = family.name;
+    e.config = c;
+    e.shape = shape;
+    e.device = device_key(DeviceLimits::for_arch("sm_90"));
+    e.status = Status::Ok;
+    e.timing = TimingStats{};
+    e.timing->median_us = us;
+    e.kernel = KernelRecord{};
+    e.kernel->variant_hash = hash;
+    e.kernel->arch = "sm_90";
+    e.kernel->ok = true;
+    return e;
+  };
+  const EvaluationRecord current = result(configs[0], 5.0, render_variant(family, configs[0], shape).hash);
+  const EvaluationRecord stale = result(configs[1], 3.0, "a kernel source since edited");
+  {
+    Store store(dir / "both.db");
+    store.add_evaluation(current);
+    store.add_evaluation(stale);
+    const auto b = best_current(store, family, shape, std::nullopt);
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(to_string(b->record.config), to_string(configs[0]));
+    EXPECT_FALSE(b->stale);
+  }
+  Store only_stale(dir / "stale.db");
+  only_stale.add_evaluation(stale);
+  const auto b = best_current(only_stale, family, shape, std::nullopt);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[1]));
+  EXPECT_TRUE(b->stale);
 }
 
 TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Through kforge on a GPU node (seventh session): build, the GPU tests, an evolutionary campaign over the
 # mission (STEP=mission; STRATEGY and MISSION_FIX override the strategy and the pinned parameters) or the D64
-# sweep shapes (STEP=sweep) with the TMA ring free, then compare_torch
+# sweep shapes (STEP=sweep) with the TMA ring free, or a refresh of a suite's stored winners (STEP=refresh,
+# SUITE, EVALS), then compare_torch
 # over `kforge export` for that suite (COMPARE=suites to choose; COMPARE_SEQUENTIAL=1 also times it one op after
 # another). Database: $DB (a copy of the shipped results.db), copied to $OUT.
 set -uo pipefail
@@ -36,6 +37,11 @@ case "${STEP:-mission}" in
     "$K" --db "$DB" -q search --family sdpa_fwd $shapes --strategy evo --evals "${EVALS:-8}" --timeout 30 \
       --fix "$PIN${SWEEP_PIN:+,$SWEEP_PIN}" --top-k 1 > "$OUT/campaign_sweep.log" 2>&1; tail -12 "$OUT/campaign_sweep.log"
     SUITES=sweep ;;
+  refresh)  # re-time a suite's stored winners after a template change: the store's best configs seed the
+            # search, and the ones timed with an older kernel source run again (EVALS per shape)
+    "$K" --db "$DB" -q search --family sdpa_fwd --suite "${SUITE:-sweep}" --strategy evo --evals "${EVALS:-3}" \
+      --timeout 60 --top-k 1 > "$OUT/campaign_refresh.log" 2>&1; tail -12 "$OUT/campaign_refresh.log"
+    SUITES=${SUITE:-sweep} ;;
 esac
 save_db
 echo "campaign done at $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,39 @@
+// A stored result belongs to the kernel it timed. When a family's template changes, the results recorded with the
+// old source no longer describe the kernel their config renders to now: campaigns run such configs again, and
+// `best` / `export` prefer results of the current kernels.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "family/family.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+// Compares a record's kernel hash with its config's kernel as rendered now (one render per config, cached).
+class KernelSourceCheck {
+ public:
+  KernelSourceCheck(const Family& family, const Shape& shape) : family_(family), shape_(shape) {}
+  // True when the record was measured with another kernel source. Records without a kernel (never compiled)
+  // and configs that no longer render are not stale: nothing newer can replace them.
+  bool stale(const EvaluationRecord& e, const Config& config);
+
+ private:
+  const Family& family_;
+  Shape shape_;
+  std::map<std::string, std::string> hash_;  // config key -> current kernel hash ("" if it does not render)
+};
+
+struct BestResult {
+  EvaluationRecord record;
+  bool stale = false;  // no result of the current kernels exists; this one timed an older source
+};
+
+// The fastest gated result for the shape (on `device`, or any) among those of current kernels; if there are
+// none, the fastest of all, marked stale.
+std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
+                                       const std::optional<DeviceKey>& device);
+
+}  // namespace kf
