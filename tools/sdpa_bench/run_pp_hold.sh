@@ -7,6 +7,7 @@
 # about one block and each group runs at its own chain's pace. Predicted: S512 tiles ~1450 cycles per pair
 # instead of ~2090, the key loop ~4390 -> ~3300 cycles, S512 -10 to -15% against key-range; S256 (one tile per
 # group) unchanged.
+# PP_HOLD was this experiment's define (not kept): apply variants/pp_hold.patch on commit 2842e44 to rerun it.
 source "$(dirname "$0")/ab_lib.sh"
 W="LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 MMA=wgmma LAZY_RESCALE=0 PIPE_QK=0 KV_LOAD=tma KV_SPLITS=1 KV_MERGE=gmem KV_MCAST=1 LOAD_ORDER=after_qk KV_WAIT=joint BLOCK_N=128 BLOCK_M=64"
 ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 Q_LOAD=cp_async $W"
