@@ -27,3 +27,21 @@ ab_report() {
   python3 tools/sdpa_bench/summarize_ab.py "$OUT"/"${prefix}"_*.json > "$OUT/${prefix}_ab.txt" 2>&1
   grep -E "wrong|FAULT|Traceback|rror" "$OUT"/"${prefix}"_*.log | head -5
 }
+
+# ab_gate PREFIX TIMEOUT BENCH_ARGS...: bench.py --check-only on the mission shapes plus the gate shapes below
+# (B4 S1024 causal bf16, an odd S=77 and an odd causal bf16 S=333) -> $OUT/PREFIX_gate.json / .log, then the
+# status counts and every failure (also in $OUT/PREFIX_gate_summary.txt)
+ab_gate() {
+  local prefix=$1 t=$2; shift 2
+  timeout "$t" python3 tools/sdpa_bench/bench.py --check-only --suite mission \
+    --shape B=4,H=16,S=1024,D=64,causal=1,dtype=bf16 --shape B=1,H=2,S=77,D=64,causal=0,dtype=f16 \
+    --shape B=1,H=2,S=333,D=64,causal=1,dtype=bf16 "$@" --out "$OUT/${prefix}_gate.json" \
+    > "$OUT/${prefix}_gate.log" 2>&1 || echo "gate exit $?"
+  python3 -c "
+import json, collections
+rs = [r for r in json.load(open('$OUT/${prefix}_gate.json'))['results'] if r.get('kind') == 'kforge']
+print('gate:', dict(collections.Counter(r['status'] for r in rs)))
+for r in rs:
+    if r['status'] not in ('ok', 'invalid'): print('  ', r['status'], r['shape'], r['config'])
+" | tee "$OUT/${prefix}_gate_summary.txt"
+}

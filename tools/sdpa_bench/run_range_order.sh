@@ -14,17 +14,8 @@ ONE="WARPS=4 WARPS_N=1 WN_KEYS=tile WG_PINGPONG=0 $W"
 KEYS="WARPS=8 WARPS_N=2 WG_PINGPONG=0 Q_IN=regs Q_LOAD=cp_async $W"
 T="--baselines --reps 25 --target-us 2000 ${BENCH_EXTRA:-}"
 C="MMA=wgmma KV_LOAD=tma LOAD_ORDER=after_qk LANE_ADDR=0 VEC=8 LAYOUT=swizzled MIN_BLOCKS=1 P_EARLY=1 LAZY_RESCALE=0 PIPE_QK=0 KV_SPLITS=1 KV_MERGE=gmem Q_IN=regs KV_MCAST=1"
-timeout 200 python3 tools/sdpa_bench/bench.py --check-only --suite mission --shape B=4,H=16,S=1024,D=64,causal=1,dtype=bf16 \
-  --shape B=1,H=2,S=77,D=64,causal=0,dtype=f16 --shape B=1,H=2,S=333,D=64,causal=1,dtype=bf16 \
-  --grid "BLOCK_M=64 WARPS=8 WARPS_N=2 WG_PINGPONG=0 WN_KEYS=range,pingpong RANGE_ORDER=1 KV_WAIT=split,joint BLOCK_N=64,128 STAGES=2,3 Q_LOAD=tma,cp_async EXP2=f32 $C" \
-  --out "$OUT/ro_gate.json" > "$OUT/ro_gate.log" 2>&1 || echo "gate exit $?"
-python3 -c "
-import json, collections
-rs = [r for r in json.load(open('$OUT/ro_gate.json'))['results'] if r.get('kind') == 'kforge']
-print('gate:', dict(collections.Counter(r['status'] for r in rs)))
-for r in rs:
-    if r['status'] not in ('ok', 'invalid'): print('  ', r['status'], r['shape'], r['config'])
-" | tee "$OUT/ro_gate_summary.txt"
+ab_gate ro 200 \
+  --grid "BLOCK_M=64 WARPS=8 WARPS_N=2 WG_PINGPONG=0 WN_KEYS=range,pingpong RANGE_ORDER=1 KV_WAIT=split,joint BLOCK_N=64,128 STAGES=2,3 Q_LOAD=tma,cp_async EXP2=f32 $C"
 ab_run ro mission "${T_MISSION:-240}" $T --suite mission \
   --grid "STAGES=2 Q_IN=regs EXP2=f32,poly Q_LOAD=cp_async KV_WAIT=joint $ONE" \
   --grid "STAGES=2,3 EXP2=f32,poly WN_KEYS=range KV_WAIT=joint RANGE_ORDER=1 $KEYS" \
