@@ -15,6 +15,7 @@
 #include "campaign/evaluate_job.hpp"
 #include "campaign/progress.hpp"
 #include "campaign/seeding.hpp"
+#include "campaign/side_by_side.hpp"
 #include "compile/compiler.hpp"
 #include "eval/worker_client.hpp"
 #include "strategy/strategy.hpp"
@@ -128,42 +129,32 @@ void gpu_thread(WorkerClient& worker, const DeviceLimits& device, JobContext ctx
   }
 }
 
-// Re-measures the stored top-K of a shape interleaved in one worker session.
+// Re-measures the stored top-K of a shape side by side in one worker session.
 std::vector<ShapeOutcome::Remeasured> remeasure_top(Store& store, std::mutex& store_mu,
                                                     const Family& family, const Shape& shape,
                                                     const DeviceLimits& device,
                                                     WorkerClient& worker, CubinCache& cache,
-                                                    const std::string& ref_cubin,
                                                     const CampaignOptions& o) {
   std::vector<EvaluationRecord> top;
   {
     std::lock_guard lock(store_mu);
     top = store.top(family.name, shape, device_key(device), static_cast<size_t>(o.remeasure_top_k));
   }
-  for (auto& e : top) e.config = complete_stored_config(family, e.config);
   if (top.size() < 2) return {};
-  TimeManyRequest req;
-  req.id = 1;
-  req.rounds = 7;
+  std::vector<Contender> contenders;
   for (const auto& e : top) {
-    const auto k = compile_variant(render_variant(family, e.config, shape), device.arch(), &cache);
-    if (!k.ok) continue;
-    EvalRequest item;
-    item.spec_path = family.spec_path.string();
-    item.config = e.config;
-    item.shape = shape;
-    item.cubin_path = k.cubin_path.string();
-    item.ref_cubin_path = ref_cubin;
-    item.seed = o.seed;
-    item.timing = o.timing;
-    req.items.push_back(std::move(item));
+    const Config c = complete_stored_config(family, e.config);
+    contenders.push_back({to_string(c), c, {}});
   }
-  const TimeManyResult res = worker.time_many(req);
+  SideBySideOptions options;
+  options.timing = o.timing;
+  options.seed = o.seed;
+  options.compile_threads = 1;  // the top-K are in the cubin cache already
+  const auto results = time_side_by_side(family, shape, device, worker, cache, contenders, options);
   std::vector<ShapeOutcome::Remeasured> out;
-  for (size_t i = 0; i < res.items.size() && i < req.items.size(); ++i) {
-    if (res.items[i].status != Status::Ok || !res.items[i].timing) continue;
-    out.push_back({req.items[i].config, *res.items[i].timing, false});
-  }
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].timing) out.push_back({contenders[i].config, *results[i].timing, false});
+  if (out.empty()) return out;
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.timing.median_us < b.timing.median_us;
   });
@@ -385,7 +376,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   }
   if (o.remeasure_top_k > 1 && !g_stop_requested.load())
     outcome.remeasured = remeasure_top(run.store, run.store_mu, family, shape, device,
-                                       *run.workers.front(), run.cache, ref.cubin_path.string(), o);
+                                       *run.workers.front(), run.cache, o);
   return outcome;
 }
 

@@ -1,4 +1,5 @@
-// kforge export: the stored winner(s) as standalone source, C launcher and manifest.
+// kforge export: stored winners, or any config (--config), as standalone source, C launcher and
+// manifest.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -6,43 +7,77 @@
 #include "campaign/current_results.hpp"
 #include "cli/common.hpp"
 #include "export/export.hpp"
+#include "family/user_config.hpp"
 
 namespace kf::cli {
 
+namespace {
+
+std::optional<DeviceKey> device_named(Store& store, const std::string& device) {
+  if (device.empty()) return std::nullopt;
+  for (const auto& d : store.devices())
+    if (d.name == device) return d;
+  throw std::runtime_error("no results for device " + device);
+}
+
+// The stored winner of each shape, its current kernel when the winner timed an older source.
+std::vector<EvaluationRecord> stored_winners(Store& store, const Family& f, const std::vector<Shape>& shapes,
+                                             const std::optional<DeviceKey>& only, const std::string& db) {
+  std::vector<EvaluationRecord> out;
+  for (const auto& s : shapes) {
+    auto best = best_current(store, f, s, only);
+    if (!best) throw std::runtime_error("no gated result for " + to_string(s) + " in " + db);
+    if (best->stale)
+      spdlog::warn("{}: the stored winner was timed with an older kernel source; exporting its current kernel",
+                   to_string(s));
+    out.push_back(std::move(best->record));
+  }
+  return out;
+}
+
+}  // namespace
+
 void add_export(CLI::App& app, Globals& g) {
-  auto* cmd = app.add_subcommand("export", "Write the best kernel(s) as standalone CUDA source");
-  static std::string family, suite, out = "exported", name, arch, device;
-  static std::vector<std::string> shapes;
+  auto* cmd = app.add_subcommand("export", "Write the best kernel(s), or a given config, as standalone CUDA source");
+  static std::string family, suite, out = "exported", name, arch, device, config;
+  static std::vector<std::string> shapes, defines;
   static bool json = false;
   cmd->add_option("--family", family, "Family name")->required();
-  add_shape_options(cmd, shapes, suite);
+  cmd->add_option("--shape", shapes, "Shape, e.g. M=4096,N=4096,K=4096,dtype=f16 (repeatable)");
+  cmd->add_option("--suite", suite, "Named shape suite of the family (default: every shape with results, as best)");
+  cmd->add_option("--config", config,
+                  "Export this config (K=V,...; others from the family's first default) instead of the winners");
+  cmd->add_option("--define", defines, "Extra #define NAME=V rendered into every kernel (repeatable)");
   cmd->add_option("--out", out, "Output folder")->capture_default_str();
   cmd->add_option("--name", name, "Launcher name (several shapes: prefix)");
-  cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's)");
+  cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's; with --config: sm_90)");
   cmd->add_option("--device", device, "Use results of this device name (default: any)");
   cmd->add_flag("--json", json, "Print the manifest");
   set_action(cmd, [&g] {
     const Family f = load_family(g, family);
-    const auto selected = select_shapes(f, shapes, suite);
-    Store store(g.db);
-    std::optional<DeviceKey> only;
-    if (!device.empty())
-      for (const auto& d : store.devices())
-        if (d.name == device) only = d;
-    if (!device.empty() && !only) throw std::runtime_error("no results for device " + device);
     ExportInput in;
     in.family = &f;
     in.out_dir = out;
     in.name = name;
     in.base_arch = arch;
     in.db_path = g.db;
-    for (const auto& s : selected) {
-      auto best = best_current(store, f, s, only);
-      if (!best) throw std::runtime_error("no gated result for " + to_string(s) + " in " + g.db);
-      if (best->stale)
-        spdlog::warn("{}: the stored winner was timed with an older kernel source; exporting its current kernel",
-                     to_string(s));
-      in.winners.push_back(std::move(best->record));
+    in.defines = parse_defines(f, defines);
+    if (!config.empty()) {
+      if (shapes.empty() && suite.empty()) throw std::runtime_error("--config needs --shape or --suite");
+      const Config c = parse_user_config(f, config);
+      for (const auto& s : select_shapes(f, shapes, suite)) in.winners.push_back(unmeasured_record(f, c, s));
+      if (in.base_arch.empty()) in.base_arch = "sm_90";
+      in.db_path.clear();
+    } else {
+      Store store(g.db);
+      std::vector<Shape> selected;
+      if (shapes.empty() && suite.empty()) {
+        selected = store.shapes(f.name);  // everything stored, as `best` shows
+        if (selected.empty()) throw std::runtime_error("no results for " + f.name + " in " + g.db);
+      } else {
+        selected = select_shapes(f, shapes, suite);
+      }
+      in.winners = stored_winners(store, f, selected, device_named(store, device), g.db);
     }
     const ExportOutput res = export_kernels(in);
     if (json) return print_json(res.manifest);

@@ -53,6 +53,7 @@ void add_best(CLI::App& app, Globals& g);
 void add_show(CLI::App& app, Globals& g);
 void add_export(CLI::App& app, Globals& g);
 void add_ablate(CLI::App& app, Globals& g);
+void add_bench(CLI::App& app, Globals& g);
 void add_replay(CLI::App& app, Globals& g);
 void add_import(CLI::App& app, Globals& g);
 void add_baseline(CLI::App& app, Globals& g);

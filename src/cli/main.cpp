@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_show(app, g);
   add_export(app, g);
   add_ablate(app, g);
+  add_bench(app, g);
   add_replay(app, g);
   add_import(app, g);
   add_baseline(app, g);

@@ -12,6 +12,7 @@
 #include "export/kernel_model.hpp"
 #include "export/launcher_gen.hpp"
 #include "export/runner_gen.hpp"
+#include "family/user_config.hpp"
 
 namespace kf {
 
@@ -75,7 +76,7 @@ nlohmann::json timing_json(const EvaluationRecord& w, double flops, double bytes
   return j;
 }
 
-nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w) {
+nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w, const Assignment& defines) {
   const Family& f = *m.family;
   const Scope scope = make_scope(f, m.config, m.shape, m.limits);
   const double flops = w.flops > 0 ? w.flops : cost_of(f.flops, scope);
@@ -92,7 +93,8 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w) {
   j["config_key"] = to_string(m.config);
   j["shape"] = to_json(m.shape);
   j["shape_key"] = to_string(m.shape);
-  j["variant_hash"] = render_variant(f, m.config, m.shape).hash;
+  j["variant_hash"] = render_variant(f, m.config, m.shape, defines).hash;
+  j["defines"] = to_json(defines);
   j["arch"] = m.arch;
   j["device"] = {{"name", w.device.name}, {"cc", w.device.cc}, {"sm_count", w.device.sm_count},
                  {"driver", w.device.driver}};
@@ -117,13 +119,18 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w) {
   j["commands"] = {{"build", build_command(m.name, m.arch, flags)},
                    {"object", object_command(m.name, m.arch, flags)},
                    {"ncu", ncu_command(m.name)}};
-  j["evaluation_id"] = w.id;
-  j["campaign_id"] = w.campaign_id;
+  j["evaluation_id"] = w.id > 0 ? nlohmann::json(w.id) : nlohmann::json();
+  j["campaign_id"] = w.campaign_id > 0 ? nlohmann::json(w.campaign_id) : nlohmann::json();
   return j;
 }
 
 void check_input(const ExportInput& in) {
   if (!in.family) fail("no family given");
+  try {
+    check_defines(*in.family, in.defines);
+  } catch (const SpecError& e) {
+    fail(e.what());
+  }
   if (in.winners.empty()) fail("nothing to export: no winning evaluation given");
   if (in.out_dir.empty()) fail("no output directory given");
   if (!in.name.empty() && !is_c_identifier(in.name))
@@ -139,6 +146,15 @@ void check_input(const ExportInput& in) {
 }
 
 }  // namespace
+
+EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape& s) {
+  EvaluationRecord r;
+  r.family = f.name;
+  r.config = c;
+  r.shape = s;
+  r.status = Status::Ok;
+  return r;
+}
 
 std::string default_export_name(const Family& f, const Shape& s) {
   return c_identifier(f.name + "_" + short_shape(f, s));
@@ -176,7 +192,7 @@ ExportOutput export_kernels(const ExportInput& in) {
 
     KernelModel m;
     try {
-      m = make_kernel_model(f, config, shape, name, base_arch, limits);
+      m = make_kernel_model(f, config, shape, name, base_arch, limits, in.defines);
     } catch (const ExprError& e) {
       fail(std::string(e.what()));
     }
@@ -200,7 +216,7 @@ ExportOutput export_kernels(const ExportInput& in) {
     if (ec) fail("cannot copy the cubin to " + cubin.string() + ": " + ec.message());
     out.files.push_back(cubin);
 
-    kernels.push_back(kernel_entry(m, w));
+    kernels.push_back(kernel_entry(m, w, in.defines));
     models.push_back(std::move(m));
   }
 

@@ -14,7 +14,7 @@
 //                     where each K has: name, entry, source, header, cubin, runner, config,
 //                     shape, variant_hash, arch, device, timing{median_us,p10_us,p90_us,...,
 //                     tflops,gbps}, correctness, kernel (registers, spills, ...), compile
-//                     {nvrtc_options,nvcc_flags}, launch{grid,block,smem}, args[...],
+//                     {nvrtc_options,nvcc_flags}, defines{NAME:value}, launch{grid,block,smem}, args[...],
 //                     signature, supports_signature, supports{...,"text"}, commands{build,
 //                     object,ncu}. With a single winner its K's fields are also at top level.
 #pragma once
@@ -38,6 +38,9 @@ struct ExportInput {
   std::string name;
   std::string base_arch;  // "sm_90"; default: from the first winner's device (cc)
   std::string db_path;    // recorded as provenance
+  // Extra #defines for every kernel (family/user_config.hpp): part of each variant hash, listed
+  // in the manifest as "defines".
+  Assignment defines;
 };
 
 struct ExportOutput {
@@ -49,6 +52,10 @@ struct ExportOutput {
 // a non-ok record, two winners for one shape, a name that is not a C identifier, a config
 // that violates the family's constraints on the target, an NVRTC failure, an unwritable dir.
 ExportOutput export_kernels(const ExportInput& in);
+
+// A config to export that has no stored result (`export --config`): status ok, no timing, no
+// evaluation id; measured on no device, so the export needs a base_arch.
+EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape& s);
 
 // "<family>_<shortshape>", e.g. "gemm_M4096_N4096_K4096_f16".
 std::string default_export_name(const Family& f, const Shape& s);

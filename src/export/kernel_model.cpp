@@ -100,14 +100,15 @@ nlohmann::json tensor_map_entry(const ArgSpec& a, size_t index, const std::vecto
 }  // namespace
 
 KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
-                              const std::string& base_arch, const DeviceLimits& limits) {
+                              const std::string& base_arch, const DeviceLimits& limits,
+                              const Assignment& defines) {
   KernelModel m;
   m.family = &f;
   m.name = name;
   m.config = c;
   m.shape = s;
   m.limits = limits;
-  m.variant = render_variant(f, c, s);
+  m.variant = render_variant(f, c, s, defines);
   const std::string original_entry = m.variant.entry;
   m.variant.source = rename_identifier(m.variant.source, original_entry, m.entry());
   if (m.variant.source.find(m.entry()) == std::string::npos)

@@ -49,8 +49,10 @@ bool is_c_identifier(const std::string& s);
 std::string c_identifier(const std::string& s);
 
 // Renders, renames and resolves. `limits` describes the target device.
+// `defines`: extra #defines rendered with the config (family/user_config.hpp).
 KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
-                              const std::string& base_arch, const DeviceLimits& limits);
+                              const std::string& base_arch, const DeviceLimits& limits,
+                              const Assignment& defines = {});
 
 // Replaces whole-identifier occurrences of `from` by `to` (a token-level rename: `gemm_kernel`
 // is renamed, `gemm_kernel_v2` and `my_gemm_kernel` are not).

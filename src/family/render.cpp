@@ -147,14 +147,17 @@ std::string variant_hash(const Variant& v) {
   return content_hash(data);
 }
 
-Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shape& s) {
+Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shape& s, const Assignment& defines) {
   Variant v;
   v.family = f.name;
   v.config = c;
+  v.defines = defines;
   v.specialization = specialization_of(f, s);
   v.source = "// kforge " + f.name + (c.empty() ? " reference" : " " + to_string(c)) +
-             (v.specialization.empty() ? "" : " [" + to_string(v.specialization) + "]") + "\n";
+             (v.specialization.empty() ? "" : " [" + to_string(v.specialization) + "]") +
+             (defines.empty() ? "" : " defines " + to_string(defines)) + "\n";
   v.source += render_defines(c, v.specialization);
+  add_defines(v.source, defines);
   v.source += inline_includes(k.template_path, f.include_dirs);
   v.entry = k.entry;
   v.options = f.compile_options;
@@ -176,8 +179,8 @@ std::string inline_includes(const fs::path& file, const std::vector<fs::path>& i
   return out;
 }
 
-Variant render_variant(const Family& f, const Config& c, const Shape& s) {
-  Variant v = render(f, f.kernel, c, s);
+Variant render_variant(const Family& f, const Config& c, const Shape& s, const Assignment& defines) {
+  Variant v = render(f, f.kernel, c, s, defines);
   if (!f.arch_suffix.empty()) {
     Scope scope(c.begin(), c.end());
     for (const auto& [name, value] : s) scope[name] = value;
@@ -192,7 +195,7 @@ Variant render_variant(const Family& f, const Config& c, const Shape& s) {
 }
 
 Variant render_reference(const Family& f, const Shape& s) {
-  Variant v = render(f, f.reference, {}, s);
+  Variant v = render(f, f.reference, {}, s, {});
   v.hash = variant_hash(v);
   return v;
 }

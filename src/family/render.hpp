@@ -10,6 +10,7 @@ namespace kf {
 struct Variant {
   std::string family;
   Config config;                     // empty for a reference variant
+  Assignment defines;                // extra #defines beyond the config (diagnostics, switches)
   Shape specialization;              // the family's specialized dims only
   std::string source;                // #defines + template, with quoted #includes inlined
   std::string entry;                 // extern "C" kernel name
@@ -25,7 +26,10 @@ std::string render_defines(const Config& config, const Shape& specialization);
 // then in include_dirs), each file once. Throws SpecError for a missing file.
 std::string inline_includes(const std::filesystem::path& file,
                             const std::vector<std::filesystem::path>& include_dirs);
-Variant render_variant(const Family& f, const Config& c, const Shape& s);
+// Extra defines (see family/user_config.hpp) render after the config's, in the same form; being
+// part of the source they are part of the hash, so such a variant never shares a cache entry
+// or a stored result with the plain one.
+Variant render_variant(const Family& f, const Config& c, const Shape& s, const Assignment& defines = {});
 Variant render_reference(const Family& f, const Shape& s);
 
 }  // namespace kf

@@ -4,7 +4,8 @@
 usage: python3 -S fake_worker.py MODE [N]     (-S: start faster; only the stdlib is used)
 
 Answers requests correctly except on request N (1-based, default 1), where MODE decides:
-  ok            always answer correctly (timing.median_us echoes config BLOCK_M, if any)
+  ok            always answer correctly (timing.median_us echoes config BLOCK_M, if any, or the
+                parameter named by KFORGE_FAKE_TIME_PARAM)
   segv          die by SIGSEGV          exit3   exit with code 3       abort  abort()
   hang          never answer            garbage print a non-JSON line
   wrong_id      answer with another id  wrong_type  answer "times" to evaluate and vice versa
@@ -39,7 +40,7 @@ def log(text):
 
 
 def ok_result(req):
-    block_m = req.get("config", {}).get("BLOCK_M", 1)
+    block_m = req.get("config", {}).get(os.environ.get("KFORGE_FAKE_TIME_PARAM", "BLOCK_M"), 1)
     return {"type": "result", "id": req["id"], "status": "ok", "error": "",
             "max_abs": 0.001, "rel_l2": 0.0001, "gate_shapes": 2,
             "timing": {"median_us": float(block_m), "p10_us": 1.0, "p90_us": 2.0,

@@ -1,0 +1,67 @@
+#include "cli/bench_table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/common.hpp"
+
+namespace kf::cli {
+
+namespace {
+
+nlohmann::json row_json(const Contender& c, const ContenderResult& r, std::optional<double> first_us) {
+  nlohmann::json j = {{"label", c.label},
+                      {"config", to_json(c.config)},
+                      {"defines", to_json(c.defines)},
+                      {"variant_hash", r.variant_hash},
+                      {"status", to_string(r.status)}};
+  if (!r.error.empty()) j["error"] = r.error;
+  if (r.status != Status::Invalid && r.status != Status::CompileError) {
+    j["max_abs"] = r.max_abs;
+    j["rel_l2"] = r.rel_l2;
+  }
+  if (r.timing) {
+    const TimingStats& t = *r.timing;
+    j["median_us"] = t.median_us;
+    j["ci_us"] = {t.ci_lo_us, t.ci_hi_us};
+    j["p10_us"] = t.p10_us;
+    j["p90_us"] = t.p90_us;
+    j["tflops"] = r.tflops();
+    if (first_us && *first_us > 0) j["ratio"] = t.median_us / *first_us;
+  }
+  return j;
+}
+
+}  // namespace
+
+BenchReport bench_report(const Family& f, const Shape& shape, const std::string& device, int rounds,
+                         const std::vector<Contender>& contenders, const std::vector<ContenderResult>& results) {
+  int label_width = 6;
+  for (const auto& c : contenders) label_width = std::max(label_width, static_cast<int>(c.label.size()));
+  BenchReport rep{Table({{"config", "label", label_width, true},
+                         {"median us", "median_us", 10},
+                         {"95% CI us", "ci", 15},
+                         {"TFLOP/s", "tflops", 8, false, 1},
+                         {"x first", "ratio", 8, false, 3},
+                         {"status", "status", 0, true}}),
+                  "",
+                  {}};
+  std::optional<double> first_us;
+  if (!results.empty() && results.front().timing) first_us = results.front().timing->median_us;
+  for (size_t i = 0; i < contenders.size() && i < results.size(); ++i) {
+    const ContenderResult& r = results[i];
+    std::map<std::string, std::string> text;
+    if (r.timing) {
+      text["median_us"] = fmt_us(r.timing->median_us);
+      text["ci"] = fmt_us(r.timing->ci_lo_us) + "-" + fmt_us(r.timing->ci_hi_us);
+    }
+    if (!r.error.empty()) text["status"] = to_string(r.status) + ": " + r.error;
+    rep.table.add(row_json(contenders[i], r, first_us), text);
+  }
+  rep.heading = f.name + " " + to_string(shape) + " on " + device + ", " + std::to_string(rounds) +
+                " interleaved rounds (gated first; no time for a config that fails the gate)";
+  rep.envelope = {{"family", f.name}, {"shape", to_json(shape)}, {"device", device}, {"rounds", rounds}};
+  return rep;
+}
+
+}  // namespace kf::cli

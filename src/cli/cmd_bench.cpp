@@ -1,0 +1,114 @@
+// kforge bench: several configs of one family timed side by side in one worker session (gated
+// first, then interleaved rounds), on one shape or on an experiment file's shapes.
+#include <cstdio>
+
+#include "campaign/current_results.hpp"
+#include "campaign/experiment.hpp"
+#include "campaign/side_by_side.hpp"
+#include "cli/bench_table.hpp"
+#include "cli/common.hpp"
+#include "family/user_config.hpp"
+
+namespace kf::cli {
+
+namespace {
+
+struct BenchPlan {
+  std::string family;
+  std::vector<std::string> shapes;
+  std::string suite;
+  std::vector<std::string> configs;
+  Assignment defines;  // for every config; a config's own defines win
+  SideBySideOptions options;
+};
+
+std::vector<Contender> contenders_for(const Family& f, const Shape& shape, const DeviceLimits& device,
+                                      const BenchPlan& plan, Store& store) {
+  const auto stored_best = [&]() -> Config {
+    const auto b = best_current(store, f, shape, device_key(device));
+    if (!b) throw std::runtime_error("'best' given, but there is no gated result for " + to_string(shape) +
+                                     " on " + device.name);
+    return complete_stored_config(f, b->record.config);
+  };
+  std::vector<Contender> out;
+  for (const auto& text : plan.configs) {
+    UserVariant v = parse_user_variant(f, text, stored_best);
+    Assignment defines = plan.defines;
+    for (const auto& [name, value] : v.defines) defines[name] = value;
+    out.push_back({v.text, v.config, defines});
+  }
+  return out;
+}
+
+void run_plan(const Globals& g, const BenchPlan& plan, bool json) {
+  const Family f = load_family(g, plan.family);
+  check_defines(f, plan.defines);
+  const std::vector<Shape> shapes = select_shapes(f, plan.shapes, plan.suite);
+  Store store(g.db);
+  WorkerClient worker({self_exe(), "worker", "--device", "0"},
+                      side_by_side_timeout_s(plan.configs.size(), plan.options));
+  const DeviceLimits device = worker.device();
+  CubinCache cache(cache_dir(g));
+  nlohmann::json all = nlohmann::json::array();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto contenders = contenders_for(f, shapes[i], device, plan, store);
+    const auto results = time_side_by_side(f, shapes[i], device, worker, cache, contenders, plan.options);
+    const BenchReport report = bench_report(f, shapes[i], device.name, plan.options.rounds, contenders, results);
+    if (json) {
+      nlohmann::json j = report.envelope;
+      j["rows"] = report.table.json();
+      all.push_back(j);
+    } else {
+      if (i) std::printf("\n");
+      print_table(report.table, false, report.heading);
+    }
+  }
+  if (json) print_json(shapes.size() == 1 ? all.front() : all);
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand(
+      "bench", "Time several configs side by side in one worker session (gated first, interleaved rounds)");
+  static std::string family, shape, experiment;
+  static std::vector<std::string> configs, defines;
+  static int rounds = 7;
+  static bool json = false;
+  cmd->add_option("--family", family, "Family name (default: the experiment's)");
+  cmd->add_option("--shape", shape, "Shape, e.g. B=2,H=8,S=512,D=64,causal=0,dtype=f16");
+  cmd->add_option("--config", configs,
+                  "Config K=V,... (others from the family's first default), or best[,K=V,...] (the stored "
+                  "winner with overrides); ';NAME=V,...' adds defines to this config only (repeatable)");
+  cmd->add_option("--define", defines, "Extra #define NAME=V for every config (repeatable)");
+  cmd->add_option("--experiment", experiment, "Run an experiment file (experiments/*.json) instead");
+  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->capture_default_str();
+  cmd->add_flag("--json", json, "Machine-readable output");
+  set_action(cmd, [&g] {
+    BenchPlan plan;
+    if (!experiment.empty()) {
+      const Experiment e = load_experiment(experiment);
+      if (!family.empty() && family != e.family)
+        throw std::runtime_error("--family " + family + " but the experiment is of " + e.family);
+      if (!shape.empty() || !configs.empty())
+        throw std::runtime_error("--experiment takes its shapes and configs from the file: drop --shape/--config");
+      plan = {e.family, e.shapes, e.suite, e.configs, e.defines, {}};
+      plan.options.rounds = e.rounds;
+      if (!json) std::printf("experiment %s%s%s\n\n", e.name.c_str(), e.question.empty() ? "" : ": ",
+                             e.question.c_str());
+    } else {
+      if (family.empty() || shape.empty() || configs.empty())
+        throw std::runtime_error("bench needs --family, --shape and at least one --config (or --experiment)");
+      plan = {family, {shape}, "", configs, {}, {}};
+      plan.options.rounds = rounds;
+    }
+    if (plan.options.rounds < 1) throw std::runtime_error("--rounds must be at least 1");
+    if (!defines.empty()) {
+      const Family f = load_family(g, plan.family);
+      for (const auto& [name, value] : parse_defines(f, defines)) plan.defines[name] = value;
+    }
+    run_plan(g, plan, json);
+  });
+}
+
+}  // namespace kf::cli
