@@ -3,7 +3,8 @@
 
 For each shape of a suite (search_spaces/sdpa_fwd.json), unless --baselines-only:
   <kforge> export --family sdpa_fwd --shape B=..,H=..,S=..,D=..,causal=..,dtype=.. --out <dir> --db <db>
-then load <dir>/<manifest.cubin> through libcuda (ctypes), launch it on torch's current stream, and
+  [--config ...] [--define ...]
+then load <dir>/<manifest.cubin> through libcuda (ctypes, tools/kfexport.py), launch it on torch's current stream, and
 time it and torch.flash / torch.efficient / torch.cudnn (torch.nn.attention.sdpa_kernel) by CUDA-graph
 replay (many launches per graph, median of many replays, the replays of all of them interleaved). All outputs are checked against torch's math
 SDPA in fp64 and against each other. Prints a table and, with --baselines-out, writes the backend
@@ -11,6 +12,7 @@ timings as a JSON list for `kforge baseline import`.
 
   python3 tools/compare_torch.py --suite mission --baselines-only --baselines-out base.json
   python3 tools/compare_torch.py --suite sweep --kforge build/kforge --db kforge.db --json-out cmp.json
+  python3 tools/compare_torch.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 --config best --define DIAG_STORE=1
 """
 import argparse
 import json
@@ -20,59 +22,74 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "sdpa_bench"))
-import kfbench as kb  # noqa: E402
+sys.path.insert(0, HERE)
+import kfexport as kx  # noqa: E402
 
 SPEC = os.path.join(HERE, "..", "search_spaces", "sdpa_fwd.json")
 BACKENDS = ["torch.flash", "torch.efficient", "torch.cudnn"]
+DIMS = ["B", "H", "S", "D", "causal", "dtype"]
 
 
 def shape_arg(s):
-    return ",".join(f"{k}={s[k]}" for k in ["B", "H", "S", "D", "causal", "dtype"])
+    return ",".join(f"{k}={s[k]}" for k in DIMS)
 
 
-def export_kernel(kforge, db, shape, outdir):
-    cmd = [kforge, "export", "--family", "sdpa_fwd", "--shape", shape_arg(shape), "--out", outdir]
-    if db:
-        cmd += ["--db", db]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"kforge export failed ({r.returncode}): {(r.stderr or r.stdout).strip()[:300]}")
-    with open(os.path.join(outdir, "manifest.json")) as f:
-        return json.load(f)
+def parse_shape(text):
+    s = dict(kv.split("=", 1) for kv in text.split(","))
+    if sorted(s) != sorted(DIMS):
+        raise SystemExit(f"compare_torch: a shape names {', '.join(DIMS)}: got '{text}'")
+    return {k: (v if k == "dtype" else int(v)) for k, v in s.items()}
 
 
-def kforge_launcher(drv, man, outdir, tensors, torch):
-    """Builds the launch from the manifest: buffers by name from `tensors`, scalars by value."""
-    with open(os.path.join(outdir, man["cubin"]), "rb") as f:
-        cubin = f.read()
-    k = drv.load(cubin, man["entry"])
-    args = []
-    for a in man["args"]:
-        if a["kind"] == "buffer":
-            if a["name"] not in tensors:  # scratch (split-KV partials, counters): zero-filled once
-                tdt = {"f32": torch.float32, "i32": torch.int32, "f16": torch.float16, "bf16": torch.bfloat16}
-                tensors[a["name"]] = torch.zeros(max(1, int(a["count"])), device="cuda",
-                                                 dtype=tdt[a.get("dtype", "f32")])
-            t = tensors[a["name"]]
-            if "count" in a and int(a["count"]) != t.numel():
-                raise RuntimeError(f"buffer {a['name']}: manifest count {a['count']} != {t.numel()}")
-            args.append(("ptr", t.data_ptr()))
-        elif a["kind"] in ("i32", "f32"):
-            args.append((a["kind"], a["value"]))
-        elif a["kind"] == "tensor_map":
-            t = tensors[a["name"]]
-            args.append(drv.tensor_map(t.data_ptr(), a["dtype"], a["dims"], a["box"], a.get("swizzle", 0)))
-        else:
-            raise RuntimeError(f"unsupported arg kind {a['kind']}")
-    L = man["launch"]
-    fn = k.launcher(L["grid"], L["block"], int(L.get("smem", 0)), args)
-    return lambda: fn(torch.cuda.current_stream().cuda_stream)
+def attention_flops(shape):
+    """The spec's cost.flops for attention (a causal row attends to its own key and those before)."""
+    b, h, s, d = shape["B"], shape["H"], shape["S"], shape["D"]
+    return 2.0 * b * h * s * (s + 1) * d if shape["causal"] else 4.0 * b * h * s * s * d
+
+
+def sdpa_backends():
+    from torch.nn.attention import SDPBackend
+    return {"torch.flash": SDPBackend.FLASH_ATTENTION, "torch.efficient": SDPBackend.EFFICIENT_ATTENTION,
+            "torch.cudnn": SDPBackend.CUDNN_ATTENTION}
+
+
+def sdpa_fn(backend, q, k, v, causal):
+    """Returns (fn, out_holder) where fn runs SDPA with exactly that backend."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import sdpa_kernel
+    holder = {}
+
+    def fn():
+        with sdpa_kernel([backend]):
+            holder["o"] = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+    return fn, holder
+
+
+def reference_fp64(q, k, v, causal, chunk_elems=1 << 29):
+    """torch math SDPA in fp64 on upcast inputs, chunked over batch*heads."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    B, H, S, D = q.shape
+    out = torch.empty(B, H, S, D, dtype=torch.float64, device=q.device)
+    qf, kf, vf = (x.reshape(B * H, S, D) for x in (q, k, v))
+    of = out.view(B * H, S, D)
+    step = max(1, chunk_elems // max(1, S * S))
+    with sdpa_kernel([SDPBackend.MATH]):
+        for i in range(0, B * H, step):
+            sl = slice(i, min(B * H, i + step))
+            of[sl] = F.scaled_dot_product_attention(qf[sl].double(), kf[sl].double(), vf[sl].double(),
+                                                    is_causal=bool(causal))
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="mission", help="suite name in the spec (mission, sweep, default)")
+    ap.add_argument("--shape", action="append", help="a shape instead of the suite (repeatable)")
+    ap.add_argument("--config", help="export this config (kforge export --config) instead of the stored winner")
+    ap.add_argument("--define", action="append", default=[], help="extra define for the kforge kernel (NAME=V)")
     ap.add_argument("--spec", default=SPEC)
     ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"), help="kforge executable")
     ap.add_argument("--db", help="kforge database (passed to export)")
@@ -88,58 +105,61 @@ def main():
     args = ap.parse_args()
 
     import torch
-    fam = kb.Family(args.spec)
-    shapes = fam.suite(args.suite)
+    with open(args.spec) as f:
+        spec = json.load(f)  # plain data only (suites, tolerance): kforge owns the expressions
+    shapes = [parse_shape(t) for t in args.shape] if args.shape else spec["suites"][args.suite]
     torch.cuda.init()
     torch.zeros(1, device="cuda")
-    drv = kb.Driver()
-    dev = kb.device_identity()
+    drv = kx.Driver()
+    dev = kx.device_identity()
     baselines, rows = [], []
     failures = 0
     for i, shape in enumerate(shapes):
         g = torch.Generator(device="cuda")
         g.manual_seed(args.seed * 1000 + i + 1)
-        dt = kb.torch_dtype(shape["dtype"])
+        dt = kx.torch_dtype(shape["dtype"])
         dims = (shape["B"], shape["H"], shape["S"], shape["D"])
         t = {n: (torch.rand(dims, device="cuda", generator=g) * 2 - 1).to(dt) for n in ["Q", "K", "V"]}
         t["O"] = torch.empty(dims, device="cuda", dtype=dt)
-        ref = kb.reference_fp64(t["Q"], t["K"], t["V"], shape["causal"])
-        tol = fam.tolerance(shape["dtype"])
-        flops, nbytes = fam.cost(shape)
+        ref = reference_fp64(t["Q"], t["K"], t["V"], shape["causal"])
+        tol = spec["tolerance"].get(shape["dtype"], spec["tolerance"].get("default"))
+        flops = attention_flops(shape)
         res = {}
         outs = {}
         ops = {}  # name -> launch, timed together once every op has run and been kept for the checks
-        for name, be in kb.sdpa_backends().items():
+        for name, be in sdpa_backends().items():
             try:
-                fn, hold = kb.sdpa_fn(be, t["Q"], t["K"], t["V"], shape["causal"])
+                fn, hold = sdpa_fn(be, t["Q"], t["K"], t["V"], shape["causal"])
                 fn()
                 torch.cuda.synchronize()
                 outs[name] = hold["o"].clone()
                 ops[name] = fn
-                res[name] = dict(err=kb.errors(hold["o"], ref))
+                res[name] = dict(err=kx.errors(hold["o"], ref))
             except Exception as e:
                 res[name] = {"error": (str(e).splitlines() or [type(e).__name__])[0][:200]}
                 torch.cuda.synchronize()
         if not args.baselines_only:
             try:
                 with tempfile.TemporaryDirectory() as d:
-                    man = export_kernel(args.kforge, args.db, shape, d)
-                    launch = kforge_launcher(drv, man, d, t, torch)  # the cubin is loaded; d may go
+                    man = kx.export(args.kforge, "sdpa_fwd", shape_arg(shape), d, db=args.db,
+                                    config=args.config, defines=args.define)
+                    launch = kx.launcher(drv, man, d, t)  # the cubin is loaded; d may go
                 t["O"].fill_(float("nan"))
                 launch()
                 torch.cuda.synchronize()
                 outs["kforge"] = t["O"].clone()
                 ops["kforge"] = launch
-                res["kforge"] = dict(err=kb.errors(t["O"], ref), config=man.get("config"),
-                                     stored_us=(man.get("measured") or {}).get("median_us"))
+                res["kforge"] = dict(err=kx.errors(t["O"], ref), config=man.get("config"),
+                                     stored_us=(man.get("timing") or {}).get("median_us"),
+                                     defines=man.get("defines"))
             except Exception as e:
                 res["kforge"] = {"error": str(e)[:300]}
         try:
             timing = dict(reps=args.reps, target_us=args.target_us, max_launches=args.max_launches)
             if args.sequential:
-                tms = {name: kb.time_graph(fn, **timing) for name, fn in ops.items()}
+                tms = {name: kx.time_graph(fn, **timing) for name, fn in ops.items()}
             else:
-                tms = kb.time_graphs(ops, **timing)
+                tms = kx.time_graphs(ops, **timing)
             for name, tm in tms.items():
                 res[name].update(tm)
         except Exception as e:
@@ -162,7 +182,7 @@ def main():
         for name in BACKENDS:
             r = res.get(name, {})
             if "median_us" in r:
-                baselines.append({"family": fam.name, "shape": shape, "backend": name,
+                baselines.append({"family": spec["name"], "shape": shape, "backend": name,
                                   "median_us": r["median_us"], "p10_us": r["p10_us"], "p90_us": r["p90_us"],
                                   "tflops": r["tflops"], "max_abs_err": r["err"]["max_abs"],
                                   "rel_l2_err": r["err"]["rel_l2"], "method": "cuda_graph_replay",

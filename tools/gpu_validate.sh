@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Exercises kforge end to end on a GPU node and leaves logs and the database under $OUT.
 #   tools/gpu_validate.sh STEP...      steps: build tests faulty gemm_kill9 gemm_exhaustive gemm_resume gemm_cublas
-#                                             mission_exhaustive mission sweep compare ablate export
+#                                             mission_exhaustive mission sweep compare ablate bench experiments export
 #                                             seeding multigpu
 # Each step prints a short summary last; full logs are in $OUT/<step>.log.
 set -uo pipefail
@@ -70,7 +70,7 @@ step_gemm_cublas() {
   # The best stored gemm kernel at 4096^3 (through kforge export) next to cuBLAS, one process.
   local shape=M=4096,N=4096,K=4096,dtype=f16 arch
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-  nvcc -O2 -std=c++17 -arch=sm_"${arch:-90}" tools/bench_gemm/bench_gemm.cu -lcublas -lcuda -o "$WORK/bench_gemm" &&
+  nvcc -O2 -std=c++17 -arch=sm_"${arch:-90}" tools/bench_gemm.cu -lcublas -lcuda -o "$WORK/bench_gemm" &&
     kf export --family gemm --shape "$shape" --out "$WORK/gemm_export" >/dev/null &&
     "$WORK/bench_gemm" --m 4096 --n 4096 --k 4096 --out f16 --manifest "$WORK/gemm_export"
   kf best --family gemm --shape "$shape"
@@ -128,6 +128,12 @@ PY
   done
 }
 step_ablate() { kf ablate --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16; }
+step_bench() {
+  # The S512 winner next to its key ping-pong and one-warpgroup neighbours, gated, interleaved rounds.
+  "$K" --db "${BENCH_DB:-results.db}" bench --family sdpa_fwd --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 \
+    --config best --config best,WN_KEYS=pingpong --config KV_LOAD=tma --config 'KV_LOAD=tma;DIAG_STORE=1'
+}
+step_experiments() { for e in experiments/*.json; do kf bench --experiment "$e"; echo; done; }
 step_export() {
   # built with the manifest's own command: its arch flag is what the kernels need (sm_90a for wgmma)
   kf export --family sdpa_fwd --suite mission --out "$OUT/export" &&
