@@ -4,7 +4,7 @@ kforge renders, compiles and gates kernels; Python tools that need one (tools/co
 ask `kforge export` for it and load the cubin it wrote:
 
     man = export(kforge, "sdpa_fwd", "B=2,H=8,S=512,D=64,causal=0,dtype=f16", out_dir,
-                 config="best", defines=["DIAG_STORE=1"])       # config None: the stored winner
+                 config="best,STAGES=2", defines=["DIAG=3"])    # config None: the stored winner
     launch = launcher(Driver(), man, out_dir, tensors)          # tensors: torch tensors by buffer name
     launch()                                                    # on torch's current stream
 
@@ -23,7 +23,8 @@ import subprocess
 
 def export(kforge, family, shape, out_dir, db=None, config=None, defines=(), spec_dir=None):
     """Runs `kforge export` for one shape into out_dir and returns its manifest (a dict).
-    config: None for the stored winner, else a `--config` text (K=V,...); defines: NAME=V texts."""
+    config: None for the stored winner, else a `--config` text (K=V,... or best[,K=V,...]); defines:
+    NAME=V texts."""
     cmd = [kforge]
     if db:
         cmd += ["--db", db]

@@ -46,7 +46,8 @@ void add_export(CLI::App& app, Globals& g) {
   cmd->add_option("--shape", shapes, "Shape, e.g. M=4096,N=4096,K=4096,dtype=f16 (repeatable)");
   cmd->add_option("--suite", suite, "Named shape suite of the family (default: every shape with results, as best)");
   cmd->add_option("--config", config,
-                  "Export this config (K=V,...; others from the family's first default) instead of the winners");
+                  "Export this config instead of the winners: K=V,... (others from the family's first default) or "
+                  "best[,K=V,...] (the stored winner with overrides); ';NAME=V' adds defines");
   cmd->add_option("--define", defines, "Extra #define NAME=V rendered into every kernel (repeatable)");
   cmd->add_option("--out", out, "Output folder")->capture_default_str();
   cmd->add_option("--name", name, "Launcher name (several shapes: prefix)");
@@ -64,8 +65,18 @@ void add_export(CLI::App& app, Globals& g) {
     in.defines = parse_defines(f, defines);
     if (!config.empty()) {
       if (shapes.empty() && suite.empty()) throw std::runtime_error("--config needs --shape or --suite");
-      const Config c = parse_user_config(f, config);
-      for (const auto& s : select_shapes(f, shapes, suite)) in.winners.push_back(unmeasured_record(f, c, s));
+      std::optional<Store> store;  // opened only for "best"
+      for (const auto& s : select_shapes(f, shapes, suite)) {
+        const auto stored_best = [&]() -> Config {
+          if (!store) store.emplace(g.db);
+          return complete_stored_config(f, stored_winners(*store, f, {s}, device_named(*store, device), g.db)
+                                               .front()
+                                               .config);
+        };
+        const UserVariant v = parse_user_variant(f, config, stored_best);
+        for (const auto& [define, value] : v.defines) in.defines[define] = value;
+        in.winners.push_back(unmeasured_record(f, v.config, s));
+      }
       if (in.base_arch.empty()) in.base_arch = "sm_90";
       in.db_path.clear();
     } else {
