@@ -44,6 +44,8 @@ void run_plan(const Globals& g, const BenchPlan& plan, bool json) {
   const Family f = load_family(g, plan.family);
   check_defines(f, plan.defines);
   const std::vector<Shape> shapes = select_shapes(f, plan.shapes, plan.suite);
+  // Bad config text fails here, before a worker starts ("best" stands in as the first default).
+  for (const auto& text : plan.configs) parse_user_variant(f, text, [&] { return parse_user_config(f, ""); });
   Store store(g.db);
   WorkerClient worker({self_exe(), "worker", "--device", "0"},
                       side_by_side_timeout_s(plan.configs.size(), plan.options));
