@@ -29,13 +29,12 @@ bool is_identifier(const std::string& s) {
 
 Config parse_user_config(const Family& f, const std::string& text) {
   const Config given = parse_assignment(text);
-  validate_config(f, given);  // unknown names and out-of-domain values, before completing
   Config c;
   if (!f.defaults.empty()) c = f.defaults.front();
   for (const auto& p : f.params)
     if (!c.count(p.name) && !p.values.empty()) c.emplace(p.name, p.values.front());
   for (const auto& [name, value] : given) c[name] = value;
-  return validate_config(f, c);
+  return validate_config(f, c);  // an unknown name or a value outside its domain fails here
 }
 
 void check_defines(const Family& f, const Assignment& defines) {

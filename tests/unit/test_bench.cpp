@@ -259,8 +259,9 @@ TEST(ShippedExperiments, EveryConfigIsValidOnSm90) {
 
 // The command line: export of a config with a define (no GPU needed), and bench's bad input.
 TEST_F(SideBySide, CommandLineExportAndBenchErrors) {
-  const std::string kf = std::string(KFORGE_BINARY) + " --spec-dir " + KFORGE_TEST_DIR + "/families --db " +
-                         (dir / "r.db").string() + " --cache-dir " + (dir / "cache").string();
+  const std::string kf = std::string(KFORGE_BINARY) + " --db " + (dir / "r.db").string() + " --cache-dir " +
+                         (dir / "cache").string();
+  const std::string toy_spec = std::string(KFORGE_TEST_DIR) + "/families/toy/toy.json";
   const auto run = [&](const std::string& args) {
     return std::system((kf + " " + args + " > " + (dir / "out.txt").string() + " 2> " +
                         (dir / "err.txt").string()).c_str());
@@ -269,7 +270,7 @@ TEST_F(SideBySide, CommandLineExportAndBenchErrors) {
     std::ifstream in(dir / "err.txt");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  ASSERT_EQ(run("export --family toy --shape N=4096,dtype=f16 --config 'VEC=4;DIAG=1' --define EXTRA=2 --out " +
+  ASSERT_EQ(run("export --family " + toy_spec + " --shape N=4096,dtype=f16 --config 'VEC=4;DIAG=1' --define EXTRA=2 --out " +
                 (dir / "x").string()),
             0)
       << err();
@@ -279,14 +280,14 @@ TEST_F(SideBySide, CommandLineExportAndBenchErrors) {
   EXPECT_EQ(m["defines"], (nlohmann::json{{"DIAG", 1}, {"EXTRA", 2}}));
   EXPECT_EQ(m["arch"], "sm_90");
 
-  EXPECT_NE(run("export --family toy --config VEC=4 --out " + (dir / "y").string()), 0);
+  EXPECT_NE(run("export --family " + toy_spec + " --config VEC=4 --out " + (dir / "y").string()), 0);
   EXPECT_NE(err().find("--config needs --shape or --suite"), std::string::npos) << err();
-  EXPECT_NE(run("bench --family toy --shape N=4096,dtype=f16 --config VEC=3"), 0);
+  EXPECT_NE(run("bench --family " + toy_spec + " --shape N=4096,dtype=f16 --config VEC=3"), 0);
   EXPECT_NE(err().find("VEC"), std::string::npos) << err();
   const std::string one_line = err();
   EXPECT_EQ(std::count(one_line.begin(), one_line.end(), '\n'), 1) << one_line;
-  EXPECT_NE(run("bench --family toy --shape N=4096,dtype=f16 --config VEC=4 --define block=1"), 0);
+  EXPECT_NE(run("bench --family " + toy_spec + " --shape N=4096,dtype=f16 --config VEC=4 --define block=1"), 0);
   EXPECT_NE(err().find("parameter"), std::string::npos) << err();
-  EXPECT_NE(run("bench --family toy --shape N=4096,dtype=f16"), 0);
+  EXPECT_NE(run("bench --family " + toy_spec + " --shape N=4096,dtype=f16"), 0);
   EXPECT_NE(err().find("at least one --config"), std::string::npos) << err();
 }
