@@ -2,6 +2,7 @@
 
 #include "campaign/current_results.hpp"
 #include "cli/common.hpp"
+#include "cli/table.hpp"
 
 namespace kf::cli {
 
@@ -41,23 +42,25 @@ void add_best(CLI::App& app, Globals& g) {
       selected = select_shapes(f, shapes, suite);
     }
     Store store(g.db);
-    nlohmann::json out = nlohmann::json::array();
-    if (!json)
-      std::printf("%-44s %10s %8s %-24s %s\n", "shape", "median us", "TFLOP/s", "vs baselines",
-                  "config");
+    Table table({{"shape", "shape", 44, true},
+                 {"median us", "median_us", 10},
+                 {"TFLOP/s", "tflops", 8, false, 1},
+                 {"vs baselines", "ratios", 24, true},
+                 {"config", "config", 0, true}});
+    std::string ncu_text;
     for (const auto& s : selected) {
       const auto found = best_current(store, f, s, std::nullopt);
       const std::optional<EvaluationRecord> best = found ? std::optional(found->record) : std::nullopt;
-      const bool stale = found && found->stale;
       nlohmann::json j = {{"shape", to_json(s)}};
-      std::string ratios;
+      std::map<std::string, std::string> text{{"shape", to_string(s)}};
       if (best && best->timing) {
+        std::string ratios;
         j["config"] = to_json(best->config);
         j["median_us"] = best->timing->median_us;
         j["ci_us"] = {best->timing->ci_lo_us, best->timing->ci_hi_us};
         j["tflops"] = tflops_of(*best);
         j["device"] = best->device.name;
-        j["stale"] = stale;  // timed with an older kernel source: no result of the current one yet
+        j["stale"] = found->stale;  // timed with an older kernel source: no result of the current one yet
         nlohmann::json base = nlohmann::json::object();
         for (const auto& b : typical_baselines(store.baselines(f.name, s, best->device))) {
           const double speedup = b.median_us / best->timing->median_us;
@@ -68,21 +71,18 @@ void add_best(CLI::App& app, Globals& g) {
           ratios += buf;
         }
         j["baselines"] = base;
-        if (ncu) j["ncu"] = ncu_commands(g, f, s);
+        text["median_us"] = fmt_us(best->timing->median_us);
+        text["ratios"] = ratios.empty() ? "-" : ratios;
+        text["config"] = to_string(best->config) + (found->stale ? "  (stale: timed with an older kernel source)" : "");
+        if (ncu) {
+          j["ncu"] = ncu_commands(g, f, s);
+          ncu_text += "\n" + j["ncu"].get<std::string>() + "\n";
+        }
       }
-      out.push_back(j);
-      if (json) continue;
-      if (!best || !best->timing) {
-        std::printf("%-44s %10s\n", to_string(s).c_str(), "-");
-        continue;
-      }
-      std::printf("%-44s %10s %8.1f %-24s %s%s\n", to_string(s).c_str(),
-                  fmt_us(best->timing->median_us).c_str(), tflops_of(*best),
-                  ratios.empty() ? "-" : ratios.c_str(), to_string(best->config).c_str(),
-                  stale ? "  (stale: timed with an older kernel source)" : "");
-      if (ncu) std::printf("%s\n\n", j["ncu"].get<std::string>().c_str());
+      table.add(j, text);
     }
-    if (json) print_json(out);
+    print_table(table, json);
+    if (!json && ncu) std::printf("%s", ncu_text.c_str());
   });
 }
 
