@@ -17,7 +17,6 @@ timings as a JSON list for `kforge baseline import`.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
