@@ -1,26 +1,38 @@
 #!/usr/bin/env python3
-"""Plots and one HTML page from a kforge results database.
+"""One self-contained HTML page (plots inline) and its PNGs from a kforge results database.
 
-    tools/report.py results.db --out report/ [--family gemm] [--campaign 3]
+    tools/report.py results.db --out report/ [--family gemm] [--campaign 3] [--kforge build/kforge]
 
-Writes into --out: convergence_<campaign>.png (best time so far against evaluations and
-against wall time), status.png (outcomes per campaign), params_<family>.png (median time per
-value of each parameter), baselines_<family>.png (kforge's best against the baselines, per
-shape) and index.html, which shows them with the tables behind them.
+Writes into --out: convergence_<campaign>.png (best time so far per shape, one panel each),
+status.png (outcomes per campaign, fixed status colours), params_<family>.png (median time per
+value of each parameter), baselines_<family>.png (kforge's best against each baseline, per
+shape) and index.html, which embeds them (base64) with the tables behind them, so the page can
+be mailed or archived alone.
+
+kforge's best per shape and its ratios to the baselines come from `kforge best --json`, so the
+report and `best` agree (same winner, stale marking, baseline medians and speedup definition:
+baseline median / kforge median). Without a kforge binary (--kforge, PATH, build/kforge) the
+same ratio is computed here, but stale winners cannot be told.
 
 Reads the database with Python's sqlite3, read-only; safe while a campaign is writing (WAL).
 The schema is documented in docs/schema.md. Without matplotlib the page still has its
 tables; the plots are skipped with a message.
 """
 import argparse
+import base64
 import datetime
 import html
 import json
 import os
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_plots as rp  # noqa: E402  (imports matplotlib only inside its functions)
 
 
 def fail(msg):
@@ -100,20 +112,19 @@ def load_baselines(db, family=None):
 
 
 def convergence(evals, campaign):
-    """Per shape: [(evaluation number, seconds since start, best median so far)] for one campaign."""
-    rows = [e for e in evals if e["campaign_id"] == campaign["id"]]
+    """Per shape: [(the shape's evaluation number, seconds since start, best median so far)]."""
     start = parse_time(campaign["created_at"])
     series = defaultdict(list)
-    best = {}
-    for n, e in enumerate(rows, 1):
+    best, seen = {}, defaultdict(int)
+    for e in (e for e in evals if e["campaign_id"] == campaign["id"]):
+        k = e["shape_key"]
+        seen[k] += 1
         t = parse_time(e["created_at"])
-        secs = (t - start).total_seconds() if t and start else float(n)
-        if e["status"] == "ok" and e["median_us"] is not None:
-            k = e["shape_key"]
-            if k not in best or e["median_us"] < best[k]:
-                best[k] = e["median_us"]
-        for k, b in best.items():
-            series[k].append((n, secs, b))
+        secs = (t - start).total_seconds() if t and start else float(seen[k])
+        if e["status"] == "ok" and e["median_us"] is not None and (k not in best or e["median_us"] < best[k]):
+            best[k] = e["median_us"]
+        if k in best:
+            series[k].append((seen[k], secs, best[k]))
     return series
 
 
@@ -146,101 +157,58 @@ def param_effects(evals, family):
     return shape, effects
 
 
-def versus_baselines(evals, baselines, family):
-    """[(shape, device, kforge best, {backend: newest median})] for shapes that have baselines."""
+def find_kforge(explicit):
+    if explicit:
+        return explicit
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (shutil.which("kforge"), os.path.join(here, "..", "build", "kforge")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def best_from_kforge(kforge, db_path, family):
+    """`kforge best --family F --json`: per stored shape, the winner, stale flag and baseline ratios."""
+    try:
+        out = subprocess.run([kforge, "--db", db_path, "-q", "best", "--family", family, "--json"],
+                             capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"report.py: {kforge} best failed ({e}); ratios computed here", file=sys.stderr)
+        return None
+    if out.returncode != 0:
+        print(f"report.py: kforge best --family {family}: {out.stderr.strip()}; ratios computed here", file=sys.stderr)
+        return None
+    rows = []
+    for r in json.loads(out.stdout):
+        if "median_us" not in r:
+            continue
+        shape_key = ",".join(f"{k}={v}" for k, v in sorted(r["shape"].items()))
+        rows.append({"shape_key": shape_key, "device": r.get("device", ""), "median_us": r["median_us"],
+                     "stale": bool(r.get("stale")), "config": r.get("config", {}),
+                     "baselines": r.get("baselines", {})})
+    return rows
+
+
+def best_computed_here(evals, baselines, family):
+    """The same definition as `kforge best` (fastest ok result; per backend the median of its
+    stored measurements on that device; speedup = baseline / kforge), without the stale check."""
     best = {}
     for e in evals:
         if e["family"] != family or e["status"] != "ok" or e["median_us"] is None:
             continue
-        k = (e["shape_key"], e["device"])
-        if k not in best or e["median_us"] < best[k]:
-            best[k] = e["median_us"]
-    newest = defaultdict(dict)
-    for b in baselines:  # in id order: later rows overwrite earlier ones
+        if e["shape_key"] not in best or e["median_us"] < best[e["shape_key"]]["median_us"]:
+            best[e["shape_key"]] = e
+    measured = defaultdict(list)
+    for b in baselines:
         if b["family"] == family:
-            newest[(b["shape_key"], b["device"])][b["backend"]] = b["median_us"]
-    return [(s, d, best.get((s, d)), newest[(s, d)]) for (s, d) in sorted(newest)]
-
-
-# ------------------------------------------------------------------------------------------
-# Plots (only called when matplotlib imported).
-
-def sort_key(v):
-    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
-
-
-def plot_convergence(plt, series, campaign, path):
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    for shape, pts in sorted(series.items()):
-        a1.step([p[0] for p in pts], [p[2] for p in pts], where="post", label=shape)
-        a2.step([p[1] for p in pts], [p[2] for p in pts], where="post", label=shape)
-    a1.set_xlabel("evaluations")
-    a2.set_xlabel("wall time since start (s)")
-    for a in (a1, a2):
-        a.set_ylabel("best median (us)")
-        a.grid(alpha=0.3)
-    if len(series) <= 8:
-        a1.legend(fontsize=7)
-    fig.suptitle(f"campaign {campaign['id']}: {campaign['family']}, {campaign['strategy']}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_status(plt, counts, path):
-    campaigns = sorted(counts)
-    statuses = sorted({s for c in counts.values() for s in c})
-    fig, ax = plt.subplots(figsize=(max(5, 1 + 0.8 * len(campaigns)), 4))
-    bottom = [0] * len(campaigns)
-    labels = [str(c) if c is not None else "none" for c in campaigns]
-    for s in statuses:
-        vals = [counts[c].get(s, 0) for c in campaigns]
-        ax.bar(labels, vals, bottom=bottom, label=s)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_xlabel("campaign")
-    ax.set_ylabel("evaluations")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_params(plt, family, shape, effects, path):
-    params = sorted(effects)
-    cols = min(4, len(params))
-    rows = (len(params) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False)
-    for ax, p in zip([a for r in axes for a in r], params):
-        vals = sorted(effects[p], key=sort_key)
-        ax.bar([str(v) for v in vals], [effects[p][v][0] for v in vals])
-        ax.set_title(p, fontsize=9)
-        ax.set_ylabel("median time (us)", fontsize=7)
-        ax.tick_params(labelsize=7)
-    for ax in [a for r in axes for a in r][len(params):]:
-        ax.axis("off")
-    fig.suptitle(f"{family}: median time per parameter value ({shape})", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_baselines(plt, family, rows, path):
-    backends = sorted({b for _, _, _, bs in rows for b in bs})
-    names = ["kforge"] + backends
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(rows)), 4))
-    width = 0.8 / len(names)
-    for i, n in enumerate(names):
-        vals = [(k if n == "kforge" else bs.get(n)) for _, _, k, bs in rows]
-        xs = [j + i * width for j in range(len(rows))]
-        ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=n)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(rows))])
-    ax.set_xticklabels([f"{s}\n{d}" for s, d, _, _ in rows], fontsize=6)
-    ax.set_ylabel("median time (us), lower is better")
-    ax.legend(fontsize=7)
-    fig.suptitle(f"{family}: kforge against baselines")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+            measured[(b["shape_key"], b["device"], b["backend"])].append(b["median_us"])
+    rows = []
+    for shape_key, e in sorted(best.items()):
+        base = {backend: {"median_us": statistics.median(ts), "speedup": statistics.median(ts) / e["median_us"]}
+                for (s, d, backend), ts in sorted(measured.items()) if s == shape_key and d == e["device"]}
+        rows.append({"shape_key": shape_key, "device": e["device"], "median_us": e["median_us"], "stale": False,
+                     "config": json.loads(e["config_json"]), "baselines": base})
+    return rows
 
 
 # ------------------------------------------------------------------------------------------
@@ -252,12 +220,87 @@ def table(headers, rows):
     return f"<table><tr>{h}</tr>{body}</table>"
 
 
+def inline_png(path):
+    with open(path, "rb") as f:
+        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
+
+
+def campaign_sections(plt, out, campaigns, evals, image):
+    rows = []
+    for c in campaigns:
+        ce = [e for e in evals if e["campaign_id"] == c["id"]]
+        ok = [e for e in ce if e["status"] == "ok" and e["median_us"] is not None]
+        best = min(ok, key=lambda e: e["median_us"]) if ok else None
+        rows.append([c["id"], c["family"], c["strategy"], c["status"], len(ce), len(ok),
+                     fmt_us(best["median_us"]) if best else "-", best["config_key"] if best else "-"])
+    sections = ["<h2>Campaigns</h2>" + table(
+        ["campaign", "family", "strategy", "status", "evaluations", "ok", "best (us)", "best config"], rows)]
+    conv = []
+    for c in campaigns:
+        series = convergence(evals, c)
+        if not series:
+            continue
+        counts = defaultdict(lambda: [0, 0])
+        for e in evals:
+            if e["campaign_id"] == c["id"]:
+                counts[e["shape_key"]][1] += 1
+                counts[e["shape_key"]][0] += e["status"] == "ok"
+        name = f"convergence_{c['id']}.png"
+        if plt:
+            rp.plot_convergence(plt, series, {k: tuple(v) for k, v in counts.items()}, c, os.path.join(out, name))
+        conv.append(f"<h3>campaign {c['id']}</h3>" + image(name))
+    if conv:
+        sections.append("<h2>Convergence</h2>" + "".join(conv))
+    counts = status_counts(evals)
+    if counts:
+        statuses = [s for s in rp.STATUS_ORDER if any(counts[c].get(s) for c in counts)]
+        statuses += sorted({s for c in counts.values() for s in c} - set(statuses))
+        order = sorted(counts, key=lambda x: (x is None, x or 0))
+        rows = [[c if c is not None else "none"] + [counts[c].get(s, 0) for s in statuses] + [sum(counts[c].values())]
+                for c in order]
+        labels = {c["id"]: f"{c['id']} {c['family']} {c['strategy']}" for c in campaigns}
+        if plt:
+            rp.plot_status(plt, counts, labels, os.path.join(out, "status.png"))
+        sections.append("<h2>Outcomes</h2>" + image("status.png") + table(["campaign"] + statuses + ["total"], rows))
+    return sections
+
+
+def family_sections(plt, out, fam, evals, best_rows, ratio_source, image):
+    sections = []
+    shape, effects = param_effects(evals, fam)
+    if effects:
+        name = f"params_{fam}.png"
+        if plt:
+            rp.plot_params(plt, fam, shape, effects, os.path.join(out, name))
+        rows = [[p, v, fmt_us(effects[p][v][0]), effects[p][v][1]]
+                for p in sorted(effects) for v in sorted(effects[p], key=rp.sort_key)]
+        sections.append(f"<h2>{html.escape(fam)}: parameter effects</h2><p>shape {html.escape(shape)}, ok "
+                        "evaluations only; median over all configs with that value</p>" + image(name) +
+                        table(["param", "value", "median (us)", "evaluations"], rows))
+    if best_rows:
+        rows = [[r["shape_key"], r["device"], fmt_us(r["median_us"]), "stale" if r["stale"] else "",
+                 " ".join(f"{b.split('.')[-1]} {v['speedup']:.2f}x" for b, v in sorted(r["baselines"].items())) or "-",
+                 ",".join(f"{k}={v}" for k, v in sorted(r["config"].items()))] for r in best_rows]
+        with_base = [r for r in best_rows if r["baselines"]]
+        name = f"baselines_{fam}.png"
+        if plt and with_base:
+            rp.plot_baselines(plt, fam, with_base, os.path.join(out, name))
+        sections.append(
+            f"<h2>{html.escape(fam)}: best per shape and against the baselines</h2><p>{html.escape(ratio_source)}. "
+            "Speedup = baseline median / kforge median (above 1: kforge faster). <i>stale</i>: the winner was "
+            "timed with an older kernel source and no result of the current one exists yet.</p>"
+            + (image(name) if with_base else "") +
+            table(["shape", "device", "kforge best (us)", "stale", "speedup vs baselines", "config"], rows))
+    return sections
+
+
 def main():
-    ap = argparse.ArgumentParser(description="Plots and an HTML page from a kforge results database.")
+    ap = argparse.ArgumentParser(description="One self-contained HTML report (and PNGs) from a kforge results database.")
     ap.add_argument("db", nargs="?", default="results.db", help="results database (default results.db)")
     ap.add_argument("--out", required=True, help="output directory (created)")
     ap.add_argument("--family", help="only this family")
     ap.add_argument("--campaign", type=int, help="only this campaign")
+    ap.add_argument("--kforge", help="kforge binary for `best --json` (default: PATH, then build/kforge)")
     args = ap.parse_args()
 
     db = open_db(args.db)
@@ -272,73 +315,26 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         plt = None
-        print("report.py: matplotlib is not installed (pip install matplotlib): writing tables only, no plots",
+        print("report.py: matplotlib is not installed (pip install -r requirements.txt): writing tables only, no plots",
               file=sys.stderr)
 
-    sections = []
     images = []
 
     def image(name):
         images.append(name)
-        return f'<img src="{html.escape(name)}">' if plt else ""
+        return f'<img alt="{html.escape(name)}" src="@@{html.escape(name)}@@">' if plt else ""
 
-    # Campaigns and convergence.
-    rows = []
-    for c in campaigns:
-        ce = [e for e in evals if e["campaign_id"] == c["id"]]
-        ok = [e for e in ce if e["status"] == "ok" and e["median_us"] is not None]
-        best = min(ok, key=lambda e: e["median_us"]) if ok else None
-        rows.append([c["id"], c["family"], c["strategy"], c["status"], len(ce), len(ok),
-                     fmt_us(best["median_us"]) if best else "-", best["config_key"] if best else "-"])
-    sections.append("<h2>Campaigns</h2>" + table(
-        ["campaign", "family", "strategy", "status", "evaluations", "ok", "best (us)", "best config"], rows))
-    conv = []
-    for c in campaigns:
-        series = convergence(evals, c)
-        if not series:
-            continue
-        name = f"convergence_{c['id']}.png"
-        if plt:
-            plot_convergence(plt, series, c, os.path.join(args.out, name))
-        conv.append(f"<h3>campaign {c['id']}</h3>" + image(name))
-    if conv:
-        sections.append("<h2>Convergence</h2>" + "".join(conv))
-
-    # Status breakdown.
-    counts = status_counts(evals)
-    if counts:
-        statuses = sorted({s for c in counts.values() for s in c})
-        rows = [[c if c is not None else "none"] + [counts[c].get(s, 0) for s in statuses]
-                for c in sorted(counts, key=lambda x: (x is None, x or 0))]
-        if plt:
-            plot_status(plt, counts, os.path.join(args.out, "status.png"))
-        sections.append("<h2>Outcomes</h2>" + image("status.png") + table(["campaign"] + statuses, rows))
-
-    # Parameter effects and baselines, per family.
+    sections = campaign_sections(plt, args.out, campaigns, evals, image)
+    kforge = find_kforge(args.kforge)
     for fam in sorted({e["family"] for e in evals}):
-        shape, effects = param_effects(evals, fam)
-        if effects:
-            name = f"params_{fam}.png"
-            if plt:
-                plot_params(plt, fam, shape, effects, os.path.join(args.out, name))
-            rows = [[p, v, fmt_us(effects[p][v][0]), effects[p][v][1]]
-                    for p in sorted(effects) for v in sorted(effects[p], key=sort_key)]
-            sections.append(f"<h2>{html.escape(fam)}: parameter effects</h2><p>shape {html.escape(shape)}, ok "
-                            "evaluations only; median over all configs with that value</p>" + image(name) +
-                            table(["param", "value", "median (us)", "evaluations"], rows))
-        vs = versus_baselines(evals, baselines, fam)
-        if vs:
-            name = f"baselines_{fam}.png"
-            if plt:
-                plot_baselines(plt, fam, vs, os.path.join(args.out, name))
-            rows = []
-            for s, d, k, bs in vs:
-                for b, t in sorted(bs.items()):
-                    rows.append([s, d, b, fmt_us(t), fmt_us(k), f"{t / k:.2f}x" if k else "-"])
-            sections.append(f"<h2>{html.escape(fam)}: kforge against baselines</h2>" + image(name) + table(
-                ["shape", "device", "baseline", "baseline (us)", "kforge best (us)", "speedup"], rows))
+        best_rows = best_from_kforge(kforge, args.db, fam) if kforge else None
+        source = f"From `{os.path.basename(kforge)} best --json`" if best_rows is not None else \
+            "Computed here like `kforge best` (no kforge binary found: stale winners are not detected)"
+        if best_rows is None:
+            best_rows = best_computed_here(evals, baselines, fam)
+        sections += family_sections(plt, args.out, fam, evals, best_rows, source, image)
 
-    if not sections or not evals:
+    if not evals:
         sections.append("<p>No evaluations match.</p>")
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
     note = "" if plt else "<p><b>matplotlib is not installed: plots were skipped.</b></p>"
@@ -347,10 +343,14 @@ def main():
             "td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}img{max-width:100%}</style></head><body>"
             f"<h1>kforge report</h1><p>{html.escape(os.path.abspath(args.db))}, {now}</p>{note}"
             + "".join(sections) + "</body></html>\n")
+    for name in images:  # inline every plot: the page is one file
+        path = os.path.join(args.out, name)
+        if plt and os.path.exists(path):
+            page = page.replace(f"@@{html.escape(name)}@@", inline_png(path))
     with open(os.path.join(args.out, "index.html"), "w") as f:
         f.write(page)
-    written = [i for i in images if plt] + ["index.html"]
-    print(f"report.py: wrote {len(written)} files to {args.out}")
+    written = sorted({i for i in images if plt and os.path.exists(os.path.join(args.out, i))}) + ["index.html"]
+    print(f"report.py: wrote {len(written)} files to {args.out} (index.html is self-contained)")
 
 
 if __name__ == "__main__":

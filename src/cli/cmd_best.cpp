@@ -3,6 +3,8 @@
 #include "campaign/current_results.hpp"
 #include "cli/common.hpp"
 #include "cli/table.hpp"
+#include "export/commands.hpp"
+#include "family/render.hpp"
 
 namespace kf::cli {
 
@@ -12,12 +14,16 @@ double tflops_of(const EvaluationRecord& e) {
   return e.timing && e.timing->median_us > 0 ? e.flops / (e.timing->median_us * 1e-6) / 1e12 : 0;
 }
 
-std::string ncu_commands(const Globals& g, const Family& f, const Shape& s) {
+// The commands that profile the winner, building for its real target (sm_90a for a wgmma
+// kernel: nvcc's plain -arch=sm_90 cannot assemble those instructions) with the same flags
+// the export's manifest gives.
+std::string ncu_commands(const Globals& g, const Family& f, const Shape& s, const EvaluationRecord& best) {
   const std::string name = "kf_" + f.name + "_best";
+  const Variant v = render_variant(f, complete_stored_config(f, best.config), s);
+  const std::string arch = "sm_" + std::to_string(best.device.cc > 0 ? best.device.cc : 90) + v.arch_suffix;
   return "kforge --db " + g.db + " export --family " + f.name + " --shape " + to_string(s) +
-         " --out ncu_" + f.name + " --name " + name + "\n" + "cd ncu_" + f.name +
-         " && nvcc -O3 -arch=sm_90 -o " + name + "_runner " + name + ".cu " + name +
-         "_runner.cu\n" + "ncu --set full -k " + name + "_kernel ./" + name + "_runner";
+         " --out ncu_" + f.name + " --name " + name + "\n" + "cd ncu_" + f.name + " && " +
+         exporter::build_command(name, arch, exporter::nvcc_flags(v.options)) + "\n" + exporter::ncu_command(name);
 }
 
 }  // namespace
@@ -75,7 +81,7 @@ void add_best(CLI::App& app, Globals& g) {
         text["ratios"] = ratios.empty() ? "-" : ratios;
         text["config"] = to_string(best->config) + (found->stale ? "  (stale: timed with an older kernel source)" : "");
         if (ncu) {
-          j["ncu"] = ncu_commands(g, f, s);
+          j["ncu"] = ncu_commands(g, f, s, *best);
           ncu_text += "\n" + j["ncu"].get<std::string>() + "\n";
         }
       }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/common.hpp"
+#include "compile/error_groups.hpp"
 #include "compile/compiler.hpp"
 
 namespace kf::cli {
@@ -45,6 +46,7 @@ void run_check(const Globals& g, const CheckOptions& o) {
   if (!o.no_cache) cache = std::make_unique<CubinCache>(cache_dir(g));
   CompilePool pool(jobs, cache.get());
   nlohmann::json report = nlohmann::json::array();
+  std::vector<std::string> error_text;  // per report row
   size_t failures = 0;
   for (const auto& arch : o.archs) {
     const DeviceLimits limits = DeviceLimits::for_arch(arch);
@@ -63,12 +65,12 @@ void run_check(const Globals& g, const CheckOptions& o) {
       size_t ok = 0, cached = 0, spilling = 0;
       int min_regs = 1 << 30, max_regs = 0;
       double compile_ms = 0;
-      nlohmann::json errors = nlohmann::json::array();
+      CompileErrorGroups errors;  // each distinct error once, with how many configs it hit
       for (size_t i = 0; i < futures.size(); ++i) {
         const CompiledKernel k = futures[i].get();
         const std::string what = i == 0 ? "reference" : to_string(configs[i - 1]);
         if (!k.ok) {
-          if (errors.size() < 5) errors.push_back({{"config", what}, {"log", k.log.substr(0, 600)}});
+          errors.add(what, k.log);
           continue;
         }
         ++ok;
@@ -88,7 +90,8 @@ void run_check(const Globals& g, const CheckOptions& o) {
                         {"compiled_ok", ok}, {"failed", futures.size() - ok}, {"cached", cached},
                         {"spilling", spilling}, {"registers", {min_regs, max_regs}},
                         {"compile_cpu_s", compile_ms / 1000.0}, {"wall_s", wall},
-                        {"errors", errors}});
+                        {"errors", errors.to_json()}, {"distinct_errors", errors.groups()}});
+      error_text.push_back(errors.format());
     }
   }
   if (o.json) {
@@ -96,7 +99,8 @@ void run_check(const Globals& g, const CheckOptions& o) {
   } else {
     std::printf("%-7s %-28s %8s %8s %8s %6s %6s %8s %9s %8s\n", "arch", "specialization", "space",
                 "valid", "checked", "ok", "failed", "spilling", "registers", "wall s");
-    for (const auto& r : report) {
+    for (size_t row = 0; row < report.size(); ++row) {
+      const auto& r = report[row];
       const std::string regs = std::to_string(r["registers"][0].get<int>()) + "-" +
                                std::to_string(r["registers"][1].get<int>());
       std::printf("%-7s %-28s %8zu %8zu %8zu %6zu %6zu %8zu %9s %8.1f\n",
@@ -105,9 +109,7 @@ void run_check(const Globals& g, const CheckOptions& o) {
                   r["valid_configs"].get<size_t>(), r["checked"].get<size_t>(),
                   r["compiled_ok"].get<size_t>(), r["failed"].get<size_t>(),
                   r["spilling"].get<size_t>(), regs.c_str(), r["wall_s"].get<double>());
-      for (const auto& e : r["errors"])
-        std::printf("  compile error in %s:\n%s\n", e["config"].get<std::string>().c_str(),
-                    e["log"].get<std::string>().c_str());
+      std::fputs(error_text[row].c_str(), stdout);
     }
   }
   if (failures)

@@ -139,30 +139,4 @@ void add_replay(CLI::App& app, Globals& g) {
   });
 }
 
-void add_import(CLI::App& app, Globals&) {
-  auto* cmd = app.add_subcommand(
-      "import", "Read a Kernel Tuner cache or T4 results file and summarise the recorded space");
-  static std::string file;
-  static bool json = false;
-  cmd->add_option("file", file, "Kernel Tuner cache (.json) or T4 results file")->required();
-  cmd->add_flag("--json", json, "Machine-readable output");
-  set_action(cmd, [] {
-    const RecordedSpace space = import_recorded(file);
-    nlohmann::json params = nlohmann::json::object();
-    for (const auto& p : space.space().params()) params[p.name] = p.values.size();
-    nlohmann::json out = {{"name", space.name()}, {"info", space.info()},
-                          {"configs", space.size()}, {"failed", space.failed()},
-                          {"params", params}};
-    if (const auto* best = space.optimum())
-      out["optimum"] = {{"config", to_json(best->config)}, {"time_us", *best->time_us}};
-    if (json) return print_json(out);
-    std::printf("%s: %zu recorded configs (%zu failed), %zu parameters\n", space.name().c_str(),
-                space.size(), space.failed(), space.space().params().size());
-    if (const auto* best = space.optimum())
-      std::printf("optimum %s us: %s\n", fmt_us(*best->time_us).c_str(),
-                  to_string(best->config).c_str());
-    std::printf("replay strategies on it with: kforge replay --import %s\n", file.c_str());
-  });
-}
-
 }  // namespace kf::cli

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -38,10 +39,31 @@ int run_selected(CLI::App& app) {
   return 2;
 }
 
+std::filesystem::path data_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path bin = exe.parent_path();
+  // Installed: <prefix>/bin/kforge and <prefix>/share/kforge/{search_spaces,kernel_templates}.
+  const fs::path installed = (bin / ".." / "share" / "kforge").lexically_normal();
+  if (fs::is_directory(installed / "search_spaces", ec)) return installed;
+  // Build tree: CMake writes the source folder into a file beside the binary, so no path is
+  // compiled in and a moved or installed binary never reaches back into the sources.
+  std::ifstream marker(bin / "kforge-data-dir.txt");
+  std::string line;
+  if (marker && std::getline(marker, line) && fs::is_directory(fs::path(line) / "search_spaces", ec))
+    return line;
+  return {};
+}
+
 std::filesystem::path spec_dir(const Globals& g) {
   if (!g.spec_dir.empty()) return g.spec_dir;
   if (std::filesystem::is_directory("search_spaces")) return "search_spaces";
-  return std::filesystem::path(KFORGE_SOURCE_DIR) / "search_spaces";
+  const auto data = data_dir();
+  if (data.empty())
+    throw std::runtime_error("no search_spaces/ here or beside the kforge binary (../share/kforge); give --spec-dir");
+  return data / "search_spaces";
 }
 
 std::filesystem::path cache_dir(const Globals& g) {

@@ -16,7 +16,7 @@ namespace kf::cli {
 
 struct Globals {
   std::string db = "results.db";
-  std::string spec_dir;   // default: ./search_spaces, else the source tree's
+  std::string spec_dir;   // default: ./search_spaces, else the one beside the binary (data_dir)
   std::string cache_dir;  // default: .kforge-cache next to the database
   bool verbose = false;
   bool quiet = false;
@@ -28,6 +28,10 @@ void set_action(CLI::App* cmd, Action action);
 // Runs the action chosen on the command line; returns the process exit code.
 int run_selected(CLI::App& app);
 
+// The folder holding search_spaces/ and kernel_templates/ found from the binary's own place
+// (installed: ../share/kforge; build tree: the file kforge-data-dir.txt beside it); empty if none.
+std::filesystem::path data_dir();
+// --spec-dir, else ./search_spaces, else data_dir()/search_spaces.
 std::filesystem::path spec_dir(const Globals& g);
 std::filesystem::path cache_dir(const Globals& g);
 Family load_family(const Globals& g, const std::string& name);
@@ -56,6 +60,7 @@ void add_ablate(CLI::App& app, Globals& g);
 void add_bench(CLI::App& app, Globals& g);
 void add_replay(CLI::App& app, Globals& g);
 void add_import(CLI::App& app, Globals& g);
+void add_results(CLI::App& app, Globals& g);
 void add_baseline(CLI::App& app, Globals& g);
 void add_worker(CLI::App& app, Globals& g);
 

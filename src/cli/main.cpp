@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global options (--db, ...) may also follow the subcommand
   Globals g;
   app.add_option("--db", g.db, "Results database")->capture_default_str();
-  app.add_option("--spec-dir", g.spec_dir, "Folder of family specs (default: ./search_spaces)");
+  app.add_option("--spec-dir", g.spec_dir, "Folder of family specs (default: ./search_spaces, else the installed ones)");
   app.add_option("--cache-dir", g.cache_dir, "Cubin cache (default: .kforge-cache beside the db)");
   app.add_flag("-v,--verbose", g.verbose, "Debug logging");
   app.add_flag("-q,--quiet", g.quiet, "Warnings and errors only; no progress line");
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_bench(app, g);
   add_replay(app, g);
   add_import(app, g);
+  add_results(app, g);
   add_baseline(app, g);
   add_worker(app, g);
 

@@ -110,7 +110,8 @@ KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, 
   m.limits = limits;
   m.variant = render_variant(f, c, s, defines);
   const std::string original_entry = m.variant.entry;
-  m.variant.source = rename_identifier(m.variant.source, original_entry, m.entry());
+  // Exported sources stand alone: no #line pointing into this machine's template folders.
+  m.variant.source = rename_identifier(strip_line_directives(m.variant.source), original_entry, m.entry());
   if (m.variant.source.find(m.entry()) == std::string::npos)
     throw std::runtime_error("export: kernel entry '" + original_entry + "' not found in the rendered source");
   m.variant.entry = m.entry();

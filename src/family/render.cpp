@@ -1,5 +1,6 @@
 // Rendering: a config (and the shape's specialized dims) become #defines in front of the
-// template, whose quoted #includes are inlined so the source is self-contained.
+// template, whose quoted #includes are inlined so the source is self-contained. #line
+// directives map the rendered text back to the template files for compiler messages.
 #include "family/render.hpp"
 
 #include <fstream>
@@ -63,12 +64,24 @@ bool is_pragma_once(const std::string& line) {
   return pragma == "pragma" && once == "once";
 }
 
+// A #line directive naming path, so compiler messages point at the template file and line.
+std::string line_directive(int line, const fs::path& path) {
+  std::string quoted;
+  for (char ch : path.string()) {
+    if (ch == '\\' || ch == '"') quoted += '\\';
+    quoted += ch;
+  }
+  return "#line " + std::to_string(line) + " \"" + quoted + "\"\n";
+}
+
 class Inliner {
  public:
-  explicit Inliner(const std::vector<fs::path>& include_dirs) : dirs_(include_dirs) {}
+  Inliner(const std::vector<fs::path>& include_dirs, bool line_directives)
+      : dirs_(include_dirs), lines_(line_directives) {}
 
   void run(const fs::path& path, std::string& out) {
     seen_.insert(key(path));
+    if (lines_) out += line_directive(1, path);
     file(path, out);
   }
 
@@ -100,8 +113,10 @@ class Inliner {
         continue;
       }
       out += "// ---- begin " + *name + " ----\n";
+      if (lines_) out += line_directive(1, found);
       file(found, out);
       out += "// ---- end " + *name + " ----\n";
+      if (lines_) out += line_directive(line_no + 1, path);
     }
   }
 
@@ -121,6 +136,7 @@ class Inliner {
   }
 
   const std::vector<fs::path>& dirs_;
+  const bool lines_;
   std::set<std::string> seen_;
 };
 
@@ -136,8 +152,11 @@ Shape specialization_of(const Family& f, const Shape& s) {
 }
 
 std::string variant_hash(const Variant& v) {
+  // Over the source without its #line directives: they only name where the text came from,
+  // and leaving them out keeps the hashes (and so the cubin cache keys and the stale check of
+  // stored results) what they were before render added them and wherever the templates live.
   // NUL separators: no concatenation of different parts can collide.
-  std::string data = v.source;
+  std::string data = strip_line_directives(v.source);
   for (const auto& o : v.options) {
     data += '\0';
     data += o;
@@ -158,7 +177,7 @@ Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shap
              (defines.empty() ? "" : " defines " + to_string(defines)) + "\n";
   v.source += render_defines(c, v.specialization);
   add_defines(v.source, defines);
-  v.source += inline_includes(k.template_path, f.include_dirs);
+  Inliner(f.include_dirs, true).run(k.template_path, v.source);
   v.entry = k.entry;
   v.options = f.compile_options;
   return v;
@@ -175,7 +194,20 @@ std::string render_defines(const Config& config, const Shape& specialization) {
 
 std::string inline_includes(const fs::path& file, const std::vector<fs::path>& include_dirs) {
   std::string out;
-  Inliner(include_dirs).run(file, out);
+  Inliner(include_dirs, false).run(file, out);
+  return out;
+}
+
+std::string strip_line_directives(const std::string& source) {
+  std::string out;
+  out.reserve(source.size());
+  size_t pos = 0;
+  while (pos < source.size()) {
+    size_t end = source.find('\n', pos);
+    end = end == std::string::npos ? source.size() : end + 1;
+    if (source.compare(pos, 6, "#line ") != 0) out.append(source, pos, end - pos);
+    pos = end;
+  }
   return out;
 }
 

@@ -12,11 +12,11 @@ struct Variant {
   Config config;                     // empty for a reference variant
   Assignment defines;                // extra #defines beyond the config (diagnostics, switches)
   Shape specialization;              // the family's specialized dims only
-  std::string source;                // #defines + template, with quoted #includes inlined
+  std::string source;                // #defines + template, with quoted #includes inlined and #line directives
   std::string entry;                 // extern "C" kernel name
   std::vector<std::string> options;  // NVRTC options, without --gpu-architecture and toolkit -I
   std::string arch_suffix;           // "" or "a" (sm_90a for wgmma)
-  std::string hash;                  // content hash of source + options + suffix (hex)
+  std::string hash;                  // content hash of source (less #line) + options + suffix (hex)
 };
 
 // Each param and specialized dim becomes a #define: an integer value v of NAME gives
@@ -26,6 +26,9 @@ std::string render_defines(const Config& config, const Shape& specialization);
 // then in include_dirs), each file once. Throws SpecError for a missing file.
 std::string inline_includes(const std::filesystem::path& file,
                             const std::vector<std::filesystem::path>& include_dirs);
+// The source with every line starting "#line " removed: render adds such directives (so NVRTC
+// names the template file and line), the variant hash and exported sources leave them out.
+std::string strip_line_directives(const std::string& source);
 // Extra defines (see family/user_config.hpp) render after the config's, in the same form; being
 // part of the source they are part of the hash, so such a variant never shares a cache entry
 // or a stored result with the plain one.

@@ -23,6 +23,14 @@ std::optional<double> time_us_of(const json& entry) {
   return ms * 1000.0;
 }
 
+// Kernel Tuner marks a failed entry with an error string: "__error__" in current versions,
+// the time itself in older ones.
+std::string failure_of(const json& entry) {
+  for (const char* field : {"__error__", "time"})
+    if (auto it = entry.find(field); it != entry.end() && it->is_string()) return it->get<std::string>();
+  return "";
+}
+
 // The config of an entry: from its own fields when present, else from its key (the values'
 // Python spellings joined by commas, in tune_params_keys order).
 Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params) {
@@ -89,7 +97,7 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
   points.reserve(cache.size());
   for (const auto& [key, entry] : cache.items()) {
     if (!entry.is_object()) throw ImportError("cache entry '" + key + "' is not an object");
-    points.push_back({entry_config(key, entry, params), time_us_of(entry)});
+    points.push_back({entry_config(key, entry, params), time_us_of(entry), failure_of(entry)});
   }
   nlohmann::json info = {{"format", "kernel_tuner_cache"}};
   for (const char* field : {"device_name", "kernel_name", "problem_size", "schema_version", "objective"})

@@ -63,7 +63,8 @@ RecordedSpace import_results(const json& j, const std::string& name) {
         p->values.push_back(value);
       c[k] = std::move(value);
     }
-    points.push_back({std::move(c), time_us_of(r)});
+    const auto time = time_us_of(r);
+    points.push_back({std::move(c), time, time ? "" : r.value("invalidity", std::string())});
   }
   if (points.empty()) throw ImportError("the results array is empty");
   for (auto& p : params) {

@@ -16,6 +16,9 @@ namespace kf {
 struct RecordedPoint {
   Config config;
   std::optional<double> time_us;  // nullopt: the config failed (compile, launch, wrong, ...)
+  // A failed point's kind as its file names it ("CompilationFailedConfig", T4's "compile",
+  // ...); "" when unknown. Only `import --store` reads it, to keep the kind in the database.
+  std::string failure = {};
 };
 
 class RecordedSpace {

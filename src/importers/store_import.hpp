@@ -1,0 +1,30 @@
+// `kforge import FILE --store`: an imported recorded space written into the results database
+// as evaluations of a family's shape, so `replay --family` and `best` read it like kforge's own.
+#pragma once
+#include <string>
+
+#include "family/family.hpp"
+#include "replay/recorded_space.hpp"
+#include "store/store.hpp"
+
+namespace kf {
+
+struct StoreImportSummary {
+  size_t written = 0;
+  size_t already_stored = 0;  // configs the database held for this device already (skipped)
+};
+
+// Every point must assign parameters of the family (one it lacks takes the first value of
+// its domain, as for stored configs); the values must be in the family's domains. Points
+// become evaluations with no campaign on `device` (cc 0: never mistaken for a measured
+// device, so no campaign skips configs because of them); failures keep their kind
+// (constraints, compile, correctness, timeout, else runtime_fault). Configs the database
+// already holds for this family, shape and device are skipped, so importing twice adds nothing.
+// Throws ImportError naming the first offending config.
+StoreImportSummary store_recorded(Store& store, const Family& f, const Shape& shape,
+                                  const RecordedSpace& space, const std::string& device);
+
+// Kernel Tuner's and T4's failure names -> kforge's status (runtime_fault when unknown).
+Status status_of_failure(const std::string& failure);
+
+}  // namespace kf
