@@ -38,10 +38,22 @@ StoredSpace space_from_store(const Globals& g, const std::string& family_name,
       if (chosen.empty() || evals.size() > by_device[chosen].size()) chosen = name;
   if (!by_device.count(chosen)) throw std::runtime_error("no evaluations on device " + chosen);
   std::vector<RecordedPoint> points;
-  for (const auto& e : by_device[chosen])
-    points.push_back({complete_stored_config(f, e.config), e.status == Status::Ok && e.timing
-                                    ? std::optional<double>(e.timing->median_us)
-                                    : std::nullopt});
+  size_t dropped = 0;
+  for (const auto& e : by_device[chosen]) {
+    const Config config = complete_stored_config(f, e.config);
+    try {
+      validate_config(f, config);
+    } catch (const SpecError&) {
+      ++dropped;  // a value the family no longer has (sdpa_fwd's MMA=simt / wmma moved to sdpa_basic)
+      continue;
+    }
+    points.push_back({config, e.status == Status::Ok && e.timing ? std::optional<double>(e.timing->median_us)
+                                                                 : std::nullopt});
+  }
+  if (dropped)
+    std::fprintf(stderr, "replay: %zu recorded config(s) with values outside %s's current domains left out\n",
+                 dropped, f.name.c_str());
+  if (points.empty()) throw std::runtime_error("no recorded config of " + f.name + " is in its current space");
   // Each domain narrowed to the values that were recorded (in spec order): a parameter the
   // campaigns pinned is pinned in the replay too, so no strategy spends moves on it.
   std::vector<ParamSpec> params;
