@@ -152,5 +152,18 @@ TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
   }
 }
 
+// The SIMT and WMMA paths moved out of sdpa_fwd into the sdpa_basic family (the same kernels, without the
+// scratch and tensor-map arguments): both of its defaults pass the gate, on a causal shape and a bf16 one.
+TEST_F(TensorMapGpu, AttentionBasicPathsPassTheGate) {
+  const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_basic.json";
+  for (const char* config : {"BLOCK_M=64,BLOCK_N=64,WARPS=4,STAGES=2,MMA=wmma,VEC=8,LAYOUT=padded,KV_WAIT=joint,MIN_BLOCKS=1",
+                             "BLOCK_M=16,BLOCK_N=32,WARPS=4,STAGES=2,MMA=simt,VEC=8,LAYOUT=padded,KV_WAIT=split,MIN_BLOCKS=1"})
+    for (const char* shape : {"B=2,H=8,S=256,D=64,causal=1,dtype=f16", "B=1,H=4,S=300,D=128,causal=0,dtype=bf16"}) {
+      SCOPED_TRACE(std::string(config) + " " + shape);
+      const EvalResult r = evaluate(spec, config, shape);
+      EXPECT_EQ(r.status, Status::Ok) << r.error;
+    }
+}
+
 }  // namespace
 }  // namespace kf

@@ -407,6 +407,42 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
   }
 }
 
+// The SIMT and WMMA paths are the sdpa_basic family: sdpa_fwd's space no longer holds them, sm_89 keeps a
+// real sdpa_fwd path (mma.sync on cp.async) among its valid defaults, and sdpa_basic's defaults compile for
+// sm_90 and sm_89.
+TEST_F(CompileTest, AttentionBasicFamilyHoldsTheSimtAndWmmaPaths) {
+  const Family fwd = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
+  const Family basic = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_basic.json");
+  ASSERT_NE(fwd.param("MMA"), nullptr);
+  EXPECT_EQ(fwd.param("MMA")->values, (std::vector<Value>{std::string("mma"), std::string("wgmma")}));
+  const Shape fwd_shape = parse_shape(fwd, "B=2,H=8,S=512,D=64,causal=1,dtype=f16");
+  const SearchSpace fwd89 = make_space(fwd, fwd_shape, DeviceLimits::for_arch("sm_89"));
+  int sm89_defaults = 0;
+  for (const auto& c : fwd.defaults) {
+    if (!fwd89.valid(c)) continue;
+    ++sm89_defaults;
+    EXPECT_EQ(std::get<std::string>(c.at("MMA")), "mma") << to_string(c);
+    EXPECT_EQ(std::get<std::string>(c.at("KV_LOAD")), "cp_async") << to_string(c);
+  }
+  EXPECT_GE(sm89_defaults, 3);
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  const Shape shape = parse_shape(basic, "B=2,H=8,S=512,D=64,causal=1,dtype=bf16");
+  for (const std::string arch : {"sm_90", "sm_89"}) {
+    const SearchSpace space = make_space(basic, shape, DeviceLimits::for_arch(arch));
+    ASSERT_EQ(basic.defaults.size(), 2u);
+    for (const auto& c : basic.defaults) {
+      ASSERT_TRUE(space.valid(c)) << to_string(c) << " " << arch;
+      jobs.emplace_back(to_string(c) + " " + arch, pool.submit(render_variant(basic, c, shape), arch));
+    }
+  }
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
+  }
+}
+
 TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
   const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
   CubinCache cache(dir_);

@@ -1,0 +1,57 @@
+// Which work a CTA of an attention forward kernel owns: one query block of BM rows of one head, and
+// (split-KV) one contiguous slice of its key tiles. The grid is (query blocks * KS, H, B); the KS CTAs of
+// one query block are adjacent in x (a cluster merges them). Causal: the heavy (late) query blocks are
+// scheduled first, so the short ones fill the tail of the wave.
+#pragma once
+
+namespace kf {
+
+template <int BM, int BN, int KS, bool CAUSAL, int MC>
+struct AttnBlock {
+  int nblk;   // query blocks in the grid (a multiple of MC)
+  int bx;     // this CTA's position in the launch order
+  int split;  // its key slice, 0 .. KS - 1
+  int mblk;   // its query block
+  int m0;     // first query row
+  int t0;     // first key tile of its slice
+  int ntiles; // key tiles in its slice (a slice may get none: m = -inf, l = 0 is a valid partial)
+
+  // The query block (no loads: the caller's own index arithmetic may follow).
+  __device__ __forceinline__ void init() {
+    nblk = (int)gridDim.x / KS;
+    bx = (int)blockIdx.x / KS;
+    split = KS == 1 ? 0 : (int)blockIdx.x % KS;
+    mblk = CAUSAL ? nblk - 1 - bx : bx;
+    m0 = mblk * BM;
+  }
+  // The key slice, for sequence length S.
+  __device__ __forceinline__ void slice_keys(int S) {
+    int n_end = CAUSAL ? min(S, m0 + BM) : S;
+    // KV_MCAST: a cluster of MC query blocks streams the tiles of its longest block (its first, heavy-first);
+    // the others mask the extra keys away
+    if (CAUSAL && MC > 1) n_end = min(S, (nblk - (bx / MC) * MC) * BM);
+    const int ntiles_all = (n_end + BN - 1) / BN;
+    const int per = (ntiles_all + KS - 1) / KS;
+    t0 = min(split * per, ntiles_all);
+    ntiles = min(t0 + per, ntiles_all) - t0;
+  }
+  // The first key tile that needs masking: past the causal diagonal of the block's first row, or past S.
+  __device__ __forceinline__ int first_masked_tile(int S) const {
+    int first = S / BN;
+    if (CAUSAL) first = min(first, m0 / BN);
+    return first;
+  }
+};
+
+// Key group g of G over a slice of n tiles from t0: its own contiguous range [first, first + count), per
+// tiles each (the last groups may get fewer, or none).
+struct KeyRange {
+  int per, first, count;
+  __device__ __forceinline__ KeyRange(int t0, int n, int g, int G) {
+    per = (n + G - 1) / G;
+    first = t0 + min(g * per, n);
+    count = t0 + min((g + 1) * per, n) - first;
+  }
+};
+
+}  // namespace kf
