@@ -12,14 +12,28 @@
 // leaves; group 1 merges them into its registers and stores O as one group would. One barrier and half the
 // shared-memory traffic of the column split below: the key-range CTA at S512 ~7770 cycles against ~8590
 // (perf_notes item 57). The partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
+// Ordering (docs/experiments/key_range_merge_race.md): merge_pass is bar.arrive and merge_take bar.sync on one
+// named barrier with one thread count, a release / acquire pair in PTX's memory model, so group 1 reads the
+// partial only after all of group 0's writes (racecheck does not model the pair and reports the reads). The
+// group_sync keeps a warp of group 0 from overwriting its ring while another still reads its last K tile
+// (mma.sync reads K per warp). KF_TEST_MERGE_LATE / KF_TEST_MERGE_NO_BARRIER: test-only, see that note.
 __device__ __forceinline__ void merge_pair_store(Path& p, float* cbuf0, elem_t* sQ, elem_t* __restrict__ Oh, int m0,
                                                  int S) {
   if (p.wn == 0) {
+    group_sync(0);
+#if defined(KF_TEST_MERGE_LATE)
+    for (const long long t0 = clock64(); clock64() - t0 < KF_TEST_MERGE_LATE;) {
+    }
+#endif
     p.save_partial<true>(cbuf0, cbuf0 + BM * HD);  // split-KV's fragment-order layout
+#if !defined(KF_TEST_MERGE_NO_BARRIER)
     merge_pass();
+#endif
     return;
   }
+#if !defined(KF_TEST_MERGE_NO_BARRIER)
   merge_take();
+#endif
   const float2* part = reinterpret_cast<const float2*>(cbuf0);
   p.merge_partials<2>([&](int, int kind, int i) { return part[kind == 1 ? i : BM * HD / 2 + i]; }, 0);
   p.store(sQ, Oh, m0, S);

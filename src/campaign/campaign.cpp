@@ -14,6 +14,7 @@
 #include "campaign/current_results.hpp"
 #include "campaign/evaluate_job.hpp"
 #include "campaign/progress.hpp"
+#include "campaign/sanitize.hpp"
 #include "campaign/seeding.hpp"
 #include "campaign/side_by_side.hpp"
 #include "compile/compiler.hpp"
@@ -242,7 +243,13 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
     sctx.seeds = seed_configs(run.store, family, shape, dkey, space, parse_seeding(o.seeding));
   }
   sctx.options = o.strategy_options;
-  auto strategy = make_strategy(o.strategy, sctx);
+  std::unique_ptr<Strategy> strategy;
+  if (o.listed.empty()) {
+    strategy = make_strategy(o.strategy, sctx);
+  } else {
+    const auto it = o.listed.find(to_string(shape));
+    strategy = make_listed_strategy(it == o.listed.end() ? std::vector<Config>{} : it->second, sctx);
+  }
 
   // The store may know configs outside this (pinned) space: count only the space's own.
   size_t done_here = 0;
@@ -377,6 +384,17 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   if (o.remeasure_top_k > 1 && !g_stop_requested.load())
     outcome.remeasured = remeasure_top(run.store, run.store_mu, family, shape, device,
                                        *run.workers.front(), run.cache, o);
+  if ((o.sanitize || family.sanitize) && !g_stop_requested.load()) {
+    FinalistRun finalists{&run.store, &run.store_mu, &family, shape, &device, run.campaign_id, &run.cache,
+                          ref.cubin_path.string(), o.seed, static_cast<size_t>(std::max(1, o.remeasure_top_k)),
+                          SanitizeJob{find_compute_sanitizer(), o.worker_argv, o.gpus.empty() ? 0 : o.gpus.front(),
+                                      o.sanitize_timeout_s, ""}};
+    if (sanitize_finalists(finalists) > 0) {  // a failed finalist cannot be the winner
+      std::lock_guard lock(run.store_mu);
+      const auto b = best_current(run.store, family, shape, dkey);
+      outcome.best = b ? std::optional(b->record) : std::nullopt;
+    }
+  }
   return outcome;
 }
 
@@ -419,13 +437,14 @@ CampaignOutcome run_campaign(Store& store, const Family& family, const std::vect
                              const CampaignOptions& options) {
   if (shapes.empty()) throw std::runtime_error("no shapes to search");
   const auto names = strategy_names();  // an unknown name fails before anything runs
-  if (std::find(names.begin(), names.end(), options.strategy) == names.end()) {
+  if (options.listed.empty() && std::find(names.begin(), names.end(), options.strategy) == names.end()) {
     std::string known;
     for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
     throw std::runtime_error("unknown strategy '" + options.strategy + "' (known: " + known + ")");
   }
   pin_params(family, options.fixed);  // a bad --fix fails before anything runs
   parse_seeding(options.seeding);     // so does a bad --seeding
+  if (options.sanitize || family.sanitize) find_compute_sanitizer();  // and a missing compute-sanitizer
   std::vector<DeviceLimits> devices;
   auto workers = start_workers(options, devices);
   CampaignRecord rec;

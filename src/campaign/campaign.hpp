@@ -32,11 +32,18 @@ struct CampaignOptions {
   std::vector<int> gpus;       // empty: all visible
   int remeasure_top_k = 5;     // re-measured interleaved before a winner is declared
   nlohmann::json strategy_options;
+  // Non-empty: no search; each shape (key: to_string(shape)) runs exactly these configs, the
+  // ones not yet evaluated with their current kernel (`kforge refresh`).
+  std::map<std::string, std::vector<Config>> listed;
   // Parameters pinned to one value: the search covers the rest of the space only.
   Config fixed;
   // Where the first configs come from: "store" (stored results, then the family's defaults),
   // "defaults" (defaults only) or "none" (the strategy's own random start: a cold start).
   std::string seeding = "store";
+  // Run the top-K finalists of each shape once under compute-sanitizer memcheck and racecheck
+  // (also on when the family's spec says "sanitize": true); best / export skip a failed one.
+  bool sanitize = false;
+  double sanitize_timeout_s = 1800;     // per tool and finalist
   std::filesystem::path cache_dir;      // cubin cache
   std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
   bool quiet = false;

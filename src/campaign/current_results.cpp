@@ -1,6 +1,8 @@
 #include "campaign/current_results.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <vector>
 
 #include "family/render.hpp"
 
@@ -21,20 +23,65 @@ bool KernelSourceCheck::stale(const EvaluationRecord& e, const Config& config) {
   return !it->second.empty() && it->second != e.kernel->variant_hash;
 }
 
+SanitizerVerdict sanitizer_verdict(const Store& store, const std::string& family, const std::string& variant_hash) {
+  SanitizerVerdict v;
+  bool memcheck = false, racecheck = false;
+  for (const auto& r : store.sanitizer_runs(family, variant_hash)) {
+    if (!r.passed) {
+      v.state = SanitizerVerdict::State::Failed;
+      v.summary = r.tool + ": " + r.summary;
+      return v;
+    }
+    memcheck |= r.tool == "memcheck";
+    racecheck |= r.tool == "racecheck";
+  }
+  if (memcheck && racecheck) v.state = SanitizerVerdict::State::Passed;
+  else if (memcheck || racecheck) v.state = SanitizerVerdict::State::Partial;
+  return v;
+}
+
+const char* to_string(SanitizerVerdict::State s) {
+  switch (s) {
+    case SanitizerVerdict::State::NotRun: return "not run";
+    case SanitizerVerdict::State::Partial: return "partial";
+    case SanitizerVerdict::State::Passed: return "passed";
+    case SanitizerVerdict::State::Failed: return "failed";
+  }
+  return "?";
+}
+
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device) {
   KernelSourceCheck check(family, shape);
-  std::optional<BestResult> current, any;
-  auto faster = [](const std::optional<BestResult>& b, const EvaluationRecord& e) {
-    return !b || e.timing->median_us < b->record.timing->median_us;
+  std::map<std::string, SanitizerVerdict> verdicts;  // by kernel hash: one lookup each
+  auto verdict_of = [&](const EvaluationRecord& e) {
+    const std::string hash = e.kernel ? e.kernel->variant_hash : "";
+    if (hash.empty()) return SanitizerVerdict{};
+    auto it = verdicts.find(hash);
+    if (it == verdicts.end()) it = verdicts.emplace(hash, sanitizer_verdict(store, family.name, hash)).first;
+    return it->second;
   };
-  for (const auto& e : store.evaluations(family.name, shape, device)) {
-    if (e.status != Status::Ok || !e.timing) continue;
-    const bool stale = check.stale(e, complete_stored_config(family, e.config));
-    if (!stale && faster(current, e)) current = BestResult{e, false};
-    if (faster(any, e)) any = BestResult{e, true};
+  std::vector<EvaluationRecord> ok;
+  for (auto& e : store.evaluations(family.name, shape, device))
+    if (e.status == Status::Ok && e.timing) ok.push_back(std::move(e));
+  std::stable_sort(ok.begin(), ok.end(), [](const EvaluationRecord& a, const EvaluationRecord& b) {
+    return a.timing->median_us < b.timing->median_us;
+  });
+  // Fastest first: the first current kernel that did not fail sanitizing wins; failing ones
+  // passed on the way were faster.
+  std::optional<BestResult> fastest_stale;
+  size_t rejected = 0;
+  for (const auto& e : ok) {
+    const SanitizerVerdict v = verdict_of(e);
+    if (v.state == SanitizerVerdict::State::Failed) {
+      ++rejected;
+      continue;
+    }
+    if (!check.stale(e, complete_stored_config(family, e.config))) return BestResult{e, false, v, rejected};
+    if (!fastest_stale) fastest_stale = BestResult{e, true, v, 0};
   }
-  return current ? current : any;
+  if (fastest_stale) fastest_stale->sanitizer_rejected = rejected;
+  return fastest_stale;
 }
 
 }  // namespace kf

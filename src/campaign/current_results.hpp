@@ -26,13 +26,24 @@ class KernelSourceCheck {
   std::map<std::string, std::string> hash_;  // config key -> current kernel hash ("" if it does not render)
 };
 
+// What compute-sanitizer said about a kernel (`search --sanitize`): any failed run of any tool
+// on any shape fails it; it passes when memcheck and racecheck both ran clean.
+struct SanitizerVerdict {
+  enum class State { NotRun, Partial, Passed, Failed } state = State::NotRun;
+  std::string summary;  // the failed run's "tool: summary", or ""
+};
+SanitizerVerdict sanitizer_verdict(const Store& store, const std::string& family, const std::string& variant_hash);
+const char* to_string(SanitizerVerdict::State s);  // "not run" | "partial" | "passed" | "failed"
+
 struct BestResult {
   EvaluationRecord record;
   bool stale = false;  // no result of the current kernels exists; this one timed an older source
+  SanitizerVerdict sanitizer;
+  size_t sanitizer_rejected = 0;  // faster results skipped because their kernel failed sanitizing
 };
 
 // The fastest gated result for the shape (on `device`, or any) among those of current kernels; if there are
-// none, the fastest of all, marked stale.
+// none, the fastest of all, marked stale. A kernel that failed a compute-sanitizer run never wins.
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device);
 

@@ -4,7 +4,14 @@
 namespace kf {
 
 nlohmann::json to_json(const CampaignOptions& o) {
+  nlohmann::json listed = nlohmann::json::object();
+  for (const auto& [shape, configs] : o.listed) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& c : configs) list.push_back(to_json(c));
+    listed[shape] = list;
+  }
   return {{"strategy", o.strategy},
+          {"listed", listed},
           {"seed", o.seed},
           {"budget",
            {{"evals", o.budget.evals_per_shape},
@@ -17,7 +24,9 @@ nlohmann::json to_json(const CampaignOptions& o) {
           {"remeasure_top_k", o.remeasure_top_k},
           {"strategy_options", o.strategy_options},
           {"fixed", to_json(o.fixed)},
-          {"seeding", o.seeding}};
+          {"seeding", o.seeding},
+          {"sanitize", o.sanitize},
+          {"sanitize_timeout_s", o.sanitize_timeout_s}};
 }
 
 CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
@@ -38,6 +47,11 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   o.strategy_options = j.value("strategy_options", nlohmann::json::object());
   if (j.contains("fixed")) o.fixed = assignment_from_json(j.at("fixed"));
   o.seeding = j.value("seeding", o.seeding);
+  if (j.contains("listed"))
+    for (const auto& entry : j.at("listed").items())
+      for (const auto& c : entry.value()) o.listed[entry.key()].push_back(assignment_from_json(c));
+  o.sanitize = j.value("sanitize", o.sanitize);
+  o.sanitize_timeout_s = j.value("sanitize_timeout_s", o.sanitize_timeout_s);
   return o;
 }
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "campaign/current_results.hpp"
+#include "campaign/refresh.hpp"
 #include "cli/common.hpp"
 #include "export/export.hpp"
 #include "family/user_config.hpp"
@@ -20,16 +20,23 @@ std::optional<DeviceKey> device_named(Store& store, const std::string& device) {
   throw std::runtime_error("no results for device " + device);
 }
 
-// The stored winner of each shape, its current kernel when the winner timed an older source.
+// The stored winner of each shape. With regate (exporting the winners themselves), a winner timed with an
+// older kernel source is re-gated and re-timed on the local GPU first, or refused with the command that
+// refreshes it: export never writes an ungated kernel. Without (--config best only takes its config), it is
+// used as stored.
 std::vector<EvaluationRecord> stored_winners(Store& store, const Family& f, const std::vector<Shape>& shapes,
-                                             const std::optional<DeviceKey>& only, const std::string& db) {
+                                             const std::optional<DeviceKey>& only, const std::string& db,
+                                             const CampaignOptions* regate = nullptr) {
   std::vector<EvaluationRecord> out;
   for (const auto& s : shapes) {
+    if (regate) {
+      out.push_back(gated_winner(store, f, s, only, *regate, 3).record);
+      continue;
+    }
     auto best = best_current(store, f, s, only);
     if (!best) throw std::runtime_error("no gated result for " + to_string(s) + " in " + db);
     if (best->stale)
-      spdlog::warn("{}: the stored winner was timed with an older kernel source; exporting its current kernel",
-                   to_string(s));
+      spdlog::warn("{}: the stored winner was timed with an older kernel source; taking its config", to_string(s));
     out.push_back(std::move(best->record));
   }
   return out;
@@ -88,7 +95,8 @@ void add_export(CLI::App& app, Globals& g) {
       } else {
         selected = select_shapes(f, shapes, suite);
       }
-      in.winners = stored_winners(store, f, selected, device_named(store, device), g.db);
+      const CampaignOptions regate = base_campaign_options(g);
+      in.winners = stored_winners(store, f, selected, device_named(store, device), g.db, &regate);
     }
     const ExportOutput res = export_kernels(in);
     if (json) return print_json(res.manifest);

@@ -63,6 +63,9 @@ void add_search(CLI::App& app, Globals& g) {
       ->check(CLI::IsMember({"store", "defaults", "none"}))
       ->capture_default_str();
   cmd->add_flag("--cold-l2", cold_l2, "Also time plain launches with L2 flushed before each");
+  cmd->add_flag("--sanitize", o.sanitize,
+                "Run each shape's top-K finalists once under compute-sanitizer memcheck and racecheck; "
+                "best/export skip a kernel that fails (default: the spec's \"sanitize\")");
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
     const Family f = load_family(g, family);

@@ -63,6 +63,7 @@ void add_import(CLI::App& app, Globals& g);
 void add_results(CLI::App& app, Globals& g);
 void add_baseline(CLI::App& app, Globals& g);
 void add_worker(CLI::App& app, Globals& g);
+void add_refresh(CLI::App& app, Globals& g);
 
 }  // namespace kf::cli
 

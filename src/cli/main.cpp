@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_check(app, g);
   add_search(app, g);
   add_resume(app, g);
+  add_refresh(app, g);
   add_best(app, g);
   add_show(app, g);
   add_export(app, g);

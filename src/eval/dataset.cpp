@@ -54,13 +54,14 @@ DataSet::DataSet(const Family& f, const Shape& shape, double input_scale, uint64
     slot.dtype = dtype_from_string(b.dtype.eval_string(scope));
     if (b.role != BufferRole::Scratch) {
       slot.count = checked_count(b, scope);
-      slot.work = gpu::DeviceBuffer(slot.count * dtype_size(slot.dtype));
+      slot.work = GuardedBuffer(slot.count * dtype_size(slot.dtype), stream);
     }
     if (b.role == BufferRole::Input) {
-      const auto host = random_fill(slot.dtype, slot.count, b.init.lo, b.init.hi, input_scale, seed, b.name);
+      auto host = random_fill(slot.dtype, slot.count, b.init.lo, b.init.hi, input_scale, seed, b.name);
       slot.pristine = gpu::DeviceBuffer(host.size());
       slot.pristine.upload(host.data(), host.size(), stream);
-      stream.synchronize();  // `host` goes away at the end of this iteration
+      stream.synchronize();
+      slot.pristine_host = std::move(host);
     }
     slots_.push_back(std::move(slot));
   }
@@ -80,7 +81,7 @@ void DataSet::prepare(const std::vector<ArgSpec>& args, const Scope& scope, bool
         s.count = checked_count(*s.spec, scope);
         const size_t bytes = s.count * dtype_size(s.dtype);
         if (bytes > s.work.bytes() || !s.work.get()) {
-          s.work = gpu::DeviceBuffer(bytes);
+          s.work = GuardedBuffer(bytes, stream_);
           s.work.fill(0, stream_);
         } else if (zero_scratch) {
           s.work.fill(0, stream_);
@@ -146,9 +147,27 @@ std::vector<float> DataSet::read_output(size_t i) const {
   return to_floats(s.dtype, host.data(), s.count);
 }
 
+std::optional<std::string> DataSet::check_integrity(const std::string& where) {
+  for (BufferSlot& s : slots_)
+    if (auto damage = s.work.check_guards(s.spec->name, dtype_size(s.dtype), stream_)) return *damage + " on " + where;
+  std::vector<unsigned char> seen;
+  for (BufferSlot& s : slots_) {
+    if (s.spec->role != BufferRole::Input) continue;
+    seen.resize(s.pristine_host.size());
+    s.work.download(seen.data(), seen.size(), stream_);
+    stream_.synchronize();
+    if (auto d = find_damage(seen.data(), s.pristine_host.data(), seen.size())) {
+      // Restored by the next prepare(), like every input.
+      return describe_input_change(*d, s.spec->name, seen.size(), dtype_size(s.dtype)) + " on " + where;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> DataSet::run_reference(cudaKernel_t ref, const gpu::LaunchDims& dims,
                                                   const ArgPack& args, const DeviceLimits&) {
   if (auto err = launch_and_wait(ref, dims, args, stream_)) return "reference: " + *err;
+  if (auto err = check_integrity("shape " + to_string(shape_))) return "reference: " + *err;
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].spec->role != BufferRole::Output) continue;
     slots_[i].reference = read_output(i);
@@ -163,7 +182,7 @@ std::optional<std::string> DataSet::run_reference(cudaKernel_t ref, const gpu::L
 
 size_t DataSet::device_bytes() const {
   size_t n = 0;
-  for (const BufferSlot& s : slots_) n += s.work.bytes() + s.pristine.bytes();
+  for (const BufferSlot& s : slots_) n += s.work.bytes() + 2 * kGuardBytes + s.pristine.bytes();
   return n;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eval/buffers.hpp"
+#include "eval/guarded_buffer.hpp"
 #include "eval/tensor_map_encode.hpp"
 #include "family/family.hpp"
 #include "gpu/buffer.hpp"
@@ -23,7 +24,8 @@ struct BufferSlot {
   DType dtype = DType::F32;
   size_t count = 0;                // elements; scratch: of the last prepare()
   gpu::DeviceBuffer pristine;      // inputs only
-  gpu::DeviceBuffer work;          // what kernels get
+  std::vector<unsigned char> pristine_host;  // inputs only: to check that a kernel left them alone
+  GuardedBuffer work;              // what kernels get, between guard bands
   std::vector<float> reference;    // outputs only
 };
 
@@ -60,6 +62,10 @@ class DataSet {
   ArgPack pack(const std::vector<ArgSpec>& args, const Scope& scope) const;
   // Downloads output slot i (waits for the stream) as floats.
   std::vector<float> read_output(size_t i) const;
+  // After a launch: every buffer's guard bands intact and every input as prepare() left it.
+  // Returns the first violation as one line (ending in " on <where>"), restoring what it
+  // found damaged; nullopt when all is well. Waits for the stream.
+  std::optional<std::string> check_integrity(const std::string& where);
   // Runs the reference once (after prepare) and keeps its outputs. Returns an error line if
   // its launch was refused or its outputs contain NaN/Inf; throws CudaError when sticky.
   std::optional<std::string> run_reference(cudaKernel_t ref, const gpu::LaunchDims& dims, const ArgPack& args,

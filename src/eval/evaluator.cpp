@@ -200,6 +200,12 @@ std::unique_ptr<Evaluator::Candidate> Evaluator::gate(const EvalRequest& req, Ev
       r.error = *err + " on " + where;
       return nullptr;
     }
+    // Out-of-bounds writes and modified inputs first: the outputs may well be right.
+    if (auto err = ds->check_integrity(where)) {
+      r.status = Status::WrongResult;
+      r.error = *err;
+      return nullptr;
+    }
     if (auto err = check_outputs(*ds, f.tolerance_for(s), where, r)) {
       r.status = Status::WrongResult;
       r.error = *err;
@@ -235,6 +241,11 @@ std::optional<TimingStats> Evaluator::time(Candidate& c, EvalResult& r, const Ti
   }
   // A race or a stateful kernel may be right once and wrong on repetition.
   const std::string where = "after timing, shape " + to_string(c.shape);
+  if (auto err = ds->check_integrity(where)) {
+    r.status = Status::WrongResult;
+    r.error = *err;
+    return std::nullopt;
+  }
   if (auto err = check_outputs(*ds, f.tolerance_for(c.shape), where, r)) {
     r.status = Status::WrongResult;
     r.error = *err;

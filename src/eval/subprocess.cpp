@@ -12,12 +12,14 @@
 #include <cstring>
 #include <stdexcept>
 
+extern char** environ;
+
 namespace kf {
 
 namespace {
 
 constexpr size_t kTailLines = 8;                 // stderr lines kept for error messages
-constexpr size_t kMaxLine = 64u << 20;           // a longer stdout "line" is returned as is
+constexpr size_t kMaxLine = 64u << 20;           // a longer protocol "line" is returned as is
 constexpr auto kStderrDrain = std::chrono::milliseconds(200);  // after exit, for the last words
 
 void close_fd(int& fd) {
@@ -35,24 +37,40 @@ int poll_ms(Subprocess::Clock::time_point deadline) {
 }
 
 // Child side of the spawn, between fork and exec: only async-signal-safe calls here.
-[[noreturn]] void exec_child(char* const* argv, int in_fd, int out_fd, int err_fd, int report_fd) {
+// The child's stdout joins its stderr (err_fd), and the protocol gets descriptor
+// kProtocolFd of its own: whatever a kernel prints (device printf goes to stdout) can then
+// never be mistaken for a reply.
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, int in_fd, int proto_fd, int err_fd,
+                             int report_fd) {
   ::setpgid(0, 0);
-  // dup2 clears close-on-exec on the copies; the originals (all O_CLOEXEC) vanish at exec.
-  // Should a source already sit on its target, clear the flag by hand instead.
-  const int fds[3] = {in_fd, out_fd, err_fd};
-  for (int target = 0; target < 3; ++target) {
-    if (fds[target] == target) ::fcntl(target, F_SETFD, 0);
-    else ::dup2(fds[target], target);
-  }
+  // Move every source above the targets first, so that no dup2 overwrites a source that a
+  // later one still needs (possible when the parent had 0..3 closed). The copies are
+  // close-on-exec; dup2 clears the flag on the targets.
+  const int sources[4] = {in_fd, err_fd, err_fd, proto_fd};  // -> fd 0, 1, 2, kProtocolFd
+  int high[4];
+  for (int i = 0; i < 4; ++i) high[i] = ::fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
+  report_fd = ::fcntl(report_fd, F_DUPFD_CLOEXEC, 10);  // it might sit on kProtocolFd
+  for (int target = 0; target < 4; ++target) ::dup2(high[target], target == 3 ? kProtocolFd : target);
   // An ignored signal stays ignored across exec; the worker should get default behaviour.
   ::signal(SIGPIPE, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execvp(argv[0], argv);
+  ::execvpe(argv[0], argv, envp);
   int err = errno;
   [[maybe_unused]] auto n = ::write(report_fd, &err, sizeof err);
   ::_exit(127);
+}
+
+// Our environment plus the protocol descriptor's variable, built before fork (the child may
+// not allocate).
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  const std::string key = std::string(kProtocolFdEnv) + "=";
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, key.c_str(), key.size()) != 0) env.emplace_back(*e);
+  env.push_back(key + std::to_string(kProtocolFd));
+  return env;
 }
 
 }  // namespace
@@ -63,6 +81,10 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  std::vector<std::string> env = child_environment();
+  std::vector<char*> cenv;
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
 
   // Every descriptor is close-on-exec, so a worker started from another thread at the same
   // time cannot inherit (and hold open) this worker's pipes.
@@ -73,7 +95,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
 
   pid_ = ::fork();
-  if (pid_ == 0) exec_child(cargv.data(), in[1], out[1], err[1], report[1]);
+  if (pid_ == 0) exec_child(cargv.data(), cenv.data(), in[1], out[1], err[1], report[1]);
   int fork_errno = errno;
   ::close(in[1]);
   ::close(out[1]);

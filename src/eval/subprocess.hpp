@@ -1,5 +1,7 @@
-// A child process speaking a line protocol: its stdin and stdout are connected to us, its
-// stderr is passed through to ours (and its last lines kept for error messages). POSIX only.
+// A child process speaking a line protocol: we write to its stdin and read its answers from
+// descriptor kProtocolFd (named in its environment as KFORGE_PROTOCOL_FD), so that nothing
+// else it prints can corrupt the conversation; its stdout and stderr go to one pipe that is
+// passed through to our stderr (and whose last lines are kept for error messages). POSIX only.
 #pragma once
 #include <sys/types.h>
 
@@ -9,6 +11,10 @@
 #include <vector>
 
 namespace kf {
+
+// The child's descriptor for protocol lines, and the variable that tells it so.
+inline constexpr int kProtocolFd = 3;
+inline constexpr const char* kProtocolFdEnv = "KFORGE_PROTOCOL_FD";
 
 class Subprocess {
  public:
@@ -25,7 +31,7 @@ class Subprocess {
   enum class Io { Done, Closed, Timeout };
   // Writes all of data to the child's stdin. Closed: the child closed it (never SIGPIPE).
   Io write_all(const std::string& data, Clock::time_point deadline);
-  // Reads one line from the child's stdout, without the newline. Closed: EOF first.
+  // Reads one line from the child's protocol descriptor, without the newline. Closed: EOF first.
   Io read_line(std::string& line, Clock::time_point deadline);
   // Tells the child there will be no more requests.
   void close_stdin();
@@ -55,13 +61,13 @@ class Subprocess {
 
   pid_t pid_ = -1;
   int in_fd_ = -1;   // our end of the child's stdin (a socket, so we can send without SIGPIPE)
-  int out_fd_ = -1;  // the child's stdout
-  int err_fd_ = -1;  // the child's stderr
+  int out_fd_ = -1;  // the child's protocol descriptor
+  int err_fd_ = -1;  // the child's stdout and stderr
   bool exited_ = false;  // it has exited (seen with WNOWAIT)
   bool reaped_ = false;  // and its zombie is gone
   int exit_code_ = -1;   // when it exited normally
   int term_signal_ = 0;  // when a signal ended it
-  std::string out_buf_;            // stdout bytes read but not yet returned as a line
+  std::string out_buf_;            // protocol bytes read but not yet returned as a line
   std::string err_partial_;        // stderr bytes after the last newline
   std::deque<std::string> err_tail_;  // the last few complete stderr lines
 };

@@ -248,6 +248,16 @@ TimeManyResult WorkerClient::time_many(const TimeManyRequest& req) {
   return res;
 }
 
+std::string WorkerClient::shutdown(double grace_s) {
+  if (!impl_->proc) return "";
+  impl_->proc->close_stdin();
+  impl_->proc->wait_exit(after(grace_s));
+  impl_->proc->kill_group();
+  std::string how = impl_->proc->exit_description();
+  impl_->proc.reset();
+  return how;
+}
+
 int WorkerClient::restarts() const { return std::max(0, impl_->spawns - 1); }
 
 }  // namespace kf

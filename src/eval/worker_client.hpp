@@ -27,6 +27,10 @@ class WorkerClient {
   EvalResult evaluate(const EvalRequest& req);
   TimeManyResult time_many(const TimeManyRequest& req);
   int restarts() const;
+  // Closes the worker's input and gives it grace_s to exit by itself (a worker under
+  // compute-sanitizer writes its report at exit), then kills what is left. Returns how it
+  // ended ("exit code 0", "signal 9 (Killed)"), or "" when no worker was running.
+  std::string shutdown(double grace_s);
 
  private:
   struct Impl;

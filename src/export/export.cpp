@@ -95,6 +95,9 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w, con
   j["shape_key"] = to_string(m.shape);
   j["variant_hash"] = render_variant(f, m.config, m.shape, defines).hash;
   j["defines"] = to_json(defines);
+  // The kernel the gate and the timing below were measured on: equal to variant_hash unless the
+  // template changed since (`kforge export` re-gates such a winner first) or defines were added.
+  j["gated_kernel_hash"] = w.kernel ? w.kernel->variant_hash : std::string();
   j["arch"] = m.arch;
   j["device"] = {{"name", w.device.name}, {"cc", w.device.cc}, {"sm_count", w.device.sm_count},
                  {"driver", w.device.driver}};

@@ -127,6 +127,7 @@ struct Family {
   std::vector<std::filesystem::path> include_dirs;
   std::vector<std::string> compile_options;
   Expr arch_suffix;  // optional: evaluates to "a" when a config needs sm_90a (wgmma)
+  bool sanitize = false;  // campaigns run their finalists under compute-sanitizer (search --sanitize)
   std::vector<ParamSpec> params;
   std::vector<Config> defaults;
   std::vector<NamedExpr> derived;  // evaluated in order after params, dims and device

@@ -91,7 +91,7 @@ class Loader {
     check_keys(root, "",
                {"name", "description", "template", "entry", "include_dirs", "compile_options", "arch_suffix",
                 "params", "defaults", "derived", "constraints", "dims", "specialize", "suites", "gate", "buffers",
-                "args", "launch", "reference", "tolerance", "cost"});
+                "args", "launch", "reference", "tolerance", "cost", "sanitize"});
 
     load_header(root);
     load_params(required(root, "", "params"));
@@ -100,6 +100,10 @@ class Loader {
     if (root.contains("derived")) load_derived(root["derived"]);
     if (root.contains("constraints")) load_constraints(root["constraints"]);
     if (root.contains("arch_suffix")) load_arch_suffix(root["arch_suffix"]);
+    if (root.contains("sanitize")) {
+      if (!root["sanitize"].is_boolean()) fail("/sanitize", "expected true or false, got " + type_name(root["sanitize"]));
+      f_.sanitize = root["sanitize"].get<bool>();
+    }
     if (root.contains("defaults")) load_defaults(root["defaults"]);
     if (root.contains("suites")) load_suites(root["suites"]);
     if (root.contains("gate")) load_gate(root["gate"]);

@@ -144,6 +144,26 @@ CREATE TABLE baselines (
 CREATE INDEX baselines_shape_device ON baselines (shape_id, device_id, backend);
 )sql";
 
+// Version 2: compute-sanitizer runs of finalists (`search --sanitize`). Keyed by the kernel's
+// source hash and arch, not by evaluation: a verdict belongs to the code that was checked.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE sanitizer_runs (
+  id           INTEGER PRIMARY KEY,
+  family_id    INTEGER NOT NULL REFERENCES families(id),
+  variant_hash TEXT NOT NULL,
+  arch         TEXT NOT NULL,
+  shape_id     INTEGER NOT NULL REFERENCES shapes(id),
+  device_id    INTEGER NOT NULL REFERENCES devices(id),
+  campaign_id  INTEGER REFERENCES campaigns(id),
+  tool         TEXT NOT NULL,
+  passed       INTEGER NOT NULL,
+  errors       INTEGER NOT NULL,
+  summary      TEXT NOT NULL,
+  created_at   TEXT NOT NULL
+);
+CREATE INDEX sanitizer_runs_kernel ON sanitizer_runs (family_id, variant_hash);
+)sql";
+
 struct Migration {
   int version;      // the schema version after this step
   const char* sql;  // run inside the migration's transaction
@@ -152,6 +172,7 @@ struct Migration {
 // Append only: a released step is never edited, a change is a new step.
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
+    {2, kSchemaV2},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they

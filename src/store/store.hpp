@@ -72,6 +72,20 @@ struct EvaluationRecord {
   std::string created_at;
 };
 
+// One compute-sanitizer run of a kernel (a finalist's gate under memcheck or racecheck).
+struct SanitizerRecord {
+  std::string family;
+  std::string variant_hash, arch;  // the kernel checked
+  Shape shape;                     // the campaign shape it was gated on
+  DeviceKey device;
+  int64_t campaign_id = 0;         // 0: none
+  std::string tool;                // "memcheck" | "racecheck"
+  bool passed = false;             // no error reported and the gate passed
+  int64_t errors = 0;              // errors (racecheck: hazards) the tool reported
+  std::string summary;             // one line: the tool's summary, or why the run failed
+  std::string created_at;
+};
+
 struct BaselineRecord {
   std::string family;
   Shape shape;
@@ -140,6 +154,10 @@ class Store {
   std::vector<DeviceKey> devices() const;
   // Status name -> count, for one campaign.
   std::map<std::string, int> status_counts(int64_t campaign_id) const;
+
+  void add_sanitizer_run(const SanitizerRecord& r);
+  // Every run of a family's kernel (any shape, device, tool), newest first.
+  std::vector<SanitizerRecord> sanitizer_runs(const std::string& family, const std::string& variant_hash) const;
 
   void add_baseline(const BaselineRecord& b);
   // Every measurement kept; ordered by backend, newest first within a backend.

@@ -45,5 +45,8 @@ class Strategy {
 // "exhaustive", "random", "evo", "anneal"; throws std::invalid_argument listing the names.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& ctx);
 std::vector<std::string> strategy_names();
+// Proposes exactly `configs` (in order, each once, skipping known and invalid ones): what
+// `kforge refresh` re-runs. Not a search strategy, so not among strategy_names().
+std::unique_ptr<Strategy> make_listed_strategy(std::vector<Config> configs, const StrategyContext& ctx);
 
 }  // namespace kf

@@ -12,12 +12,14 @@ Answers requests correctly except on request N (1-based, default 1), where MODE 
   bad_result    a result without status sticky  answer runtime_fault, then exit
   slow          answer after 0.5 s      chatty  write 256 KiB to stderr, then answer
   hang_child    start a grandchild that sleeps (its pid on stderr), then hang
+  stdout_noise  print text to stdout (as a kernel's device printf does), then answer correctly
   exit_after_hello  say hello, then exit 0 at once
 and, before any request:
   hello_error   say hello with an error; no_hello  exit 2 before hello; silent  never say hello
 Several GPUs (`--device I`, appended by the campaign): with KFORGE_FAKE_GPUS=K, a device index
 >= K answers hello with "no CUDA device"; with KFORGE_FAKE_LOG=PATH, each evaluate request's
 config is appended to PATH.I; KFORGE_FAKE_EVAL_S delays each evaluate answer (seconds).
+Replies go to the descriptor KFORGE_PROTOCOL_FD names, as `kforge worker`'s do (stdout when unset).
 """
 import json
 import os
@@ -29,9 +31,17 @@ DEVICE = {"name": "Fake GPU", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
           "smem_optin": 232448, "driver": "fake"}
 
 
+def protocol_stream():
+    fd = os.environ.get("KFORGE_PROTOCOL_FD")
+    return os.fdopen(int(fd), "w") if fd else sys.stdout
+
+
+PROTOCOL = protocol_stream()
+
+
 def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+    PROTOCOL.write(json.dumps(obj) + "\n")
+    PROTOCOL.flush()
 
 
 def log(text):
@@ -81,8 +91,12 @@ def misbehave(mode, req):
         log("child pid %d" % child.pid)
         time.sleep(3600)
     elif mode == "garbage":
-        sys.stdout.write("this is not json\n")
+        PROTOCOL.write("this is not json\n")
+        PROTOCOL.flush()
+    elif mode == "stdout_noise":
+        sys.stdout.write("device printf: block 0 thread 0 {not json\n")
         sys.stdout.flush()
+        answer(req)
     elif mode == "wrong_id":
         send(dict(ok_result(req), id=req["id"] + 1))
     elif mode == "wrong_type":

@@ -161,7 +161,7 @@ TEST(Store, NewFileGetsSchemaAndReopens) {
   TempDb t;
   { Store s(t.path()); EXPECT_EQ(s.path(), t.path()); }
   Raw raw(t.path());
-  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), 1);
+  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), 2);
   EXPECT_EQ(raw.count("SELECT count(*) FROM kforge_meta WHERE key = 'created_by' AND value = 'kforge'"), 1);
   EXPECT_EQ(raw.count("SELECT count(*) FROM sqlite_master WHERE name = 'evaluations'"), 1);
   Store again(t.path());
@@ -797,4 +797,56 @@ TEST(Store, OneStoreSharedByThreads) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(s.status_counts(camp).at("ok"), 40);
+}
+
+// ---- sanitizer runs (schema version 2) ----
+
+TEST(Store, SanitizerRunsRoundTripNewestFirst) {
+  TempDb t;
+  kf::Store s(t.path());
+  kf::SanitizerRecord r;
+  r.family = "gemm";
+  r.variant_hash = "abc";
+  r.arch = "sm_90a";
+  r.shape = {{"M", int64_t{64}}};
+  r.device = {"H100", 90, 132, "d"};
+  r.tool = "memcheck";
+  r.passed = true;
+  r.summary = "ERROR SUMMARY: 0 errors";
+  r.created_at = "2026-01-01T00:00:00.000Z";
+  s.add_sanitizer_run(r);
+  r.tool = "racecheck";
+  r.passed = false;
+  r.errors = 6144;
+  r.summary = "RACECHECK SUMMARY: 6144 hazards displayed (6144 errors, 0 warnings)";
+  r.created_at = "2026-01-02T00:00:00.000Z";
+  s.add_sanitizer_run(r);
+  const auto runs = s.sanitizer_runs("gemm", "abc");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].tool, "racecheck");
+  EXPECT_FALSE(runs[0].passed);
+  EXPECT_EQ(runs[0].errors, 6144);
+  EXPECT_EQ(runs[0].arch, "sm_90a");
+  EXPECT_EQ(runs[0].device.name, "H100");
+  EXPECT_EQ(runs[1].tool, "memcheck");
+  EXPECT_TRUE(runs[1].passed);
+  EXPECT_TRUE(s.sanitizer_runs("gemm", "other").empty());
+  EXPECT_TRUE(s.sanitizer_runs("nofamily", "abc").empty());
+  r.campaign_id = 999;
+  EXPECT_THROW(s.add_sanitizer_run(r), kf::StoreError);  // no such campaign
+}
+
+TEST(Store, VersionOneFileGetsSanitizerTable) {
+  TempDb t;
+  { kf::Store s(t.path()); }
+  {
+    Raw raw(t.path());
+    raw.exec("DROP TABLE sanitizer_runs");
+    raw.exec("UPDATE kforge_meta SET value = '1' WHERE key = 'schema_version'");
+  }
+  kf::Store s(t.path());
+  EXPECT_TRUE(s.sanitizer_runs("gemm", "abc").empty());
+  Raw raw(t.path());
+  EXPECT_EQ(raw.count("SELECT count(*) FROM sqlite_master WHERE name = 'sanitizer_runs'"), 1);
+  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), 2);
 }

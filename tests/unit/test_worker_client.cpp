@@ -208,6 +208,19 @@ TEST(WorkerClient, GarbageIsProtocolFault) {
   EXPECT_EQ(client.restarts(), 1);
 }
 
+// A kernel that prints (device printf goes to the worker's stdout) must not break the
+// protocol: the reply comes on its own descriptor and the text ends up on our stderr.
+TEST(WorkerClient, StdoutTextIsNotTakenForAReply) {
+  StderrCapture capture;
+  {
+    WorkerClient client(fake("stdout_noise", 1), 5);
+    expect_ok(client.evaluate(request(1)), 1);
+    expect_ok(client.evaluate(request(2)), 2);
+    EXPECT_EQ(client.restarts(), 0);
+  }  // the worker has exited and its last output is drained
+  EXPECT_TRUE(contains(capture.finish(), "device printf: block 0 thread 0"));
+}
+
 TEST(WorkerClient, WrongIdIsProtocolFault) {
   WorkerClient client(fake("wrong_id", 2), 5);
   expect_ok(client.evaluate(request(6)), 6);

@@ -1,0 +1,37 @@
+// kforge refresh: re-gate and re-time each shape's stored top-K with their current kernels.
+#include "campaign/refresh.hpp"
+#include "cli/campaign_report.hpp"
+#include "cli/common.hpp"
+
+namespace kf::cli {
+
+void add_refresh(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand(
+      "refresh",
+      "Re-gate and re-time each shape's top-K stored configs with their current kernels (a campaign on the "
+      "local GPU), so winners timed with an older kernel source become current");
+  static std::string family, suite;
+  static std::vector<std::string> shapes;
+  static size_t top = 5;
+  static bool json = false;
+  cmd->add_option("--family", family, "Family name")->required();
+  add_shape_options(cmd, shapes, suite);
+  cmd->add_option("--top", top, "Stored configs per shape to refresh (the fastest first)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1000}));
+  cmd->add_flag("--json", json, "Print the outcome as JSON");
+  set_action(cmd, [&g] {
+    const Family f = load_family(g, family);
+    const auto selected = select_shapes(f, shapes, suite);
+    Store store(g.db);
+    const CampaignOptions o = refresh_options(store, f, selected, top, base_campaign_options(g));
+    install_stop_handler();
+    const auto outcome = run_campaign(store, f, selected, o);
+    if (json)
+      print_json(outcome_json(outcome));
+    else
+      print_outcome(outcome);
+  });
+}
+
+}  // namespace kf::cli

@@ -1,0 +1,75 @@
+#include "eval/guard_band.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace kf {
+
+namespace {
+
+std::vector<unsigned char> make_pattern(uint32_t seed) {
+  std::vector<unsigned char> p(kGuardBytes);
+  uint32_t x = seed;
+  for (auto& b : p) {
+    x = x * 1664525u + 1013904223u;  // LCG; the high byte is used, never 0x00 or 0xFF
+    const auto v = static_cast<unsigned char>(x >> 24);
+    b = v == 0x00 ? 0x5a : v == 0xff ? 0xa5 : v;
+  }
+  return p;
+}
+
+// Element index of a byte offset (floor division, so byte -1 is element [-1]).
+long long element_of(long long byte, size_t element_bytes) {
+  const auto e = static_cast<long long>(element_bytes ? element_bytes : 1);
+  return byte >= 0 ? byte / e : -((-byte + e - 1) / e);
+}
+
+}  // namespace
+
+const std::vector<unsigned char>& guard_pattern(GuardSide side) {
+  static const std::vector<unsigned char> before = make_pattern(0x6b666f72u);
+  static const std::vector<unsigned char> after = make_pattern(0x67756172u);
+  return side == GuardSide::Before ? before : after;
+}
+
+std::optional<ByteDamage> find_damage(const unsigned char* seen, const unsigned char* expected, size_t n) {
+  std::optional<ByteDamage> d;
+  for (size_t i = 0; i < n; ++i) {
+    if (seen[i] == expected[i]) continue;
+    if (!d) {
+      d = ByteDamage{};
+      d->first = i;
+    }
+    d->last = i;
+    ++d->changed;
+  }
+  return d;
+}
+
+std::string describe_guard_damage(GuardSide side, const ByteDamage& d, const std::string& buffer,
+                                  size_t buffer_bytes, size_t element_bytes) {
+  // Band byte i lies at buffer offset i - kGuardBytes before the buffer, buffer_bytes + i after it.
+  const long long base = side == GuardSide::Before ? -static_cast<long long>(kGuardBytes)
+                                                   : static_cast<long long>(buffer_bytes);
+  const long long first = base + static_cast<long long>(d.first), last = base + static_cast<long long>(d.last);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "out-of-bounds write: buffer %s (%zu bytes, %zu-byte elements): %zu bytes changed %s, at byte "
+                "offsets %lld..%lld (elements [%lld]..[%lld])",
+                buffer.c_str(), buffer_bytes, element_bytes, d.changed,
+                side == GuardSide::Before ? "before its start" : "past its end", first, last,
+                element_of(first, element_bytes), element_of(last, element_bytes));
+  return buf;
+}
+
+std::string describe_input_change(const ByteDamage& d, const std::string& buffer, size_t buffer_bytes,
+                                  size_t element_bytes) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "input %s was modified by the kernel: %zu of %zu bytes changed, first at byte offset %zu "
+                "(element [%zu])",
+                buffer.c_str(), d.changed, buffer_bytes, d.first, d.first / (element_bytes ? element_bytes : 1));
+  return buf;
+}
+
+}  // namespace kf

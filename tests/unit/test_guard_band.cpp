@@ -1,0 +1,75 @@
+// Guard-band logic: the patterns, finding damage, and the one-line reports that name the
+// buffer and the offset.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "eval/guard_band.hpp"
+
+using namespace kf;
+
+TEST(GuardBand, PatternsAreDistinctAndAvoidCommonFills) {
+  const auto& before = guard_pattern(GuardSide::Before);
+  const auto& after = guard_pattern(GuardSide::After);
+  ASSERT_EQ(before.size(), kGuardBytes);
+  ASSERT_EQ(after.size(), kGuardBytes);
+  EXPECT_NE(before, after);
+  std::set<unsigned char> values(before.begin(), before.end());
+  EXPECT_GT(values.size(), 200u);  // not a constant a kernel would write
+  for (unsigned char b : before) EXPECT_TRUE(b != 0x00 && b != 0xFF);
+  for (unsigned char b : after) EXPECT_TRUE(b != 0x00 && b != 0xFF);
+  EXPECT_EQ(kGuardBytes % 256, 0u);  // keeps cudaMalloc's alignment for the buffer proper
+}
+
+TEST(GuardBand, IntactBandHasNoDamage) {
+  const auto& p = guard_pattern(GuardSide::After);
+  EXPECT_FALSE(find_damage(p.data(), p.data(), p.size()));
+}
+
+TEST(GuardBand, FindsEveryChangedByte) {
+  const auto& p = guard_pattern(GuardSide::After);
+  std::vector<unsigned char> seen = p;
+  const float two = 2.0f;  // two floats written just past the end, as a faulty kernel did
+  std::memcpy(seen.data(), &two, 4);
+  std::memcpy(seen.data() + 4, &two, 4);
+  const auto d = find_damage(seen.data(), p.data(), p.size());
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->first, 0u);
+  EXPECT_LE(d->last, 7u);
+  EXPECT_GE(d->last, 4u);
+  EXPECT_GE(d->changed, 2u);
+  EXPECT_LE(d->changed, 8u);
+}
+
+TEST(GuardBand, AfterDamageNamesBufferAndOffsetPastTheEnd) {
+  ByteDamage d;
+  d.first = 0;
+  d.last = 7;
+  d.changed = 8;
+  EXPECT_EQ(describe_guard_damage(GuardSide::After, d, "y", 4004, 4),
+            "out-of-bounds write: buffer y (4004 bytes, 4-byte elements): 8 bytes changed past its end, at byte "
+            "offsets 4004..4011 (elements [1001]..[1002])");
+}
+
+TEST(GuardBand, BeforeDamageHasNegativeOffsets) {
+  ByteDamage d;
+  d.first = kGuardBytes - 2;
+  d.last = kGuardBytes - 1;
+  d.changed = 2;
+  EXPECT_EQ(describe_guard_damage(GuardSide::Before, d, "O", 1024, 2),
+            "out-of-bounds write: buffer O (1024 bytes, 2-byte elements): 2 bytes changed before its start, at "
+            "byte offsets -2..-1 (elements [-1]..[-1])");
+}
+
+TEST(GuardBand, ModifiedInputNamesTheInput) {
+  std::vector<unsigned char> pristine(64, 7), seen(64, 7);
+  seen[9] = 1;
+  seen[40] = 1;
+  const auto d = find_damage(seen.data(), pristine.data(), seen.size());
+  ASSERT_TRUE(d);
+  EXPECT_EQ(describe_input_change(*d, "x", 64, 4),
+            "input x was modified by the kernel: 2 of 64 bytes changed, first at byte offset 9 (element [2])");
+}

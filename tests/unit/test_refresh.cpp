@@ -1,0 +1,150 @@
+// `kforge refresh` and export's re-gating of a stale winner, against the stand-in worker: a
+// result timed with an older kernel source is re-run with the current kernel, and export
+// refuses (naming the refresh command) when no worker can do that.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "campaign/refresh.hpp"
+#include "family/render.hpp"
+#include "test_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace kf;
+
+namespace {
+
+const DeviceKey kFakeGpu{"Fake GPU", 90, 132, "fake"};  // what tests/fakes/fake_worker.py says it is
+
+struct RefreshFixture : ::testing::Test {
+  fs::path dir;
+  Family family;
+  Shape shape;
+  std::vector<Config> configs;
+
+  void SetUp() override {
+    dir = fresh_test_dir("kforge_refresh");
+    family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
+    shape = parse_shape(family, "N=4096,dtype=f16");
+    configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).valid_configs();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CampaignOptions base(const std::string& mode) {
+    CampaignOptions o;
+    o.cache_dir = dir / "cache";
+    o.worker_argv = {"python3", "-S", std::string(KFORGE_TEST_DIR) + "/fakes/fake_worker.py", mode, "1"};
+    o.eval_timeout_s = 10;
+    o.compile_threads = 2;
+    o.quiet = true;
+    o.gpus = {0};
+    return o;
+  }
+  // An ok result of configs[i] timed with the given kernel hash ("" : the current one).
+  EvaluationRecord result(size_t i, double us, std::string hash = "") {
+    EvaluationRecord e;
+    e.family = family.name;
+    e.config = configs.at(i);
+    e.shape = shape;
+    e.device = kFakeGpu;
+    e.status = Status::Ok;
+    e.timing = TimingStats{};
+    e.timing->median_us = us;
+    e.kernel = KernelRecord{};
+    e.kernel->variant_hash = hash.empty() ? render_variant(family, configs[i], shape).hash : hash;
+    e.kernel->arch = "sm_90";
+    e.kernel->ok = true;
+    return e;
+  }
+};
+
+}  // namespace
+
+TEST_F(RefreshFixture, RerunsTheStaleTopKAndNothingElse) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(0, 1.0, "an older kernel source"));
+  store.add_evaluation(result(1, 2.0, "an older kernel source"));
+  store.add_evaluation(result(2, 3.0));  // current already
+  store.add_evaluation(result(3, 4.0, "an older kernel source"));  // not in the top 3
+  ASSERT_EQ(to_string(best_current(store, family, shape, std::nullopt)->record.config), to_string(configs[2]));
+
+  const CampaignOptions o = refresh_options(store, family, {shape}, 3, base("ok"));
+  EXPECT_EQ(o.strategy, "refresh");
+  ASSERT_EQ(o.listed.at(to_string(shape)).size(), 3u);
+  const auto out = run_campaign(store, family, {shape}, o);
+  EXPECT_EQ(out.status, "done");
+  ASSERT_EQ(out.shapes.size(), 1u);
+  EXPECT_EQ(out.shapes[0].evaluated, 2u);  // configs 0 and 1; 2 is current, 3 is not in the top 3
+  const auto ran = store.evaluations(family.name, shape, std::nullopt, out.campaign_id);
+  ASSERT_EQ(ran.size(), 2u);
+  for (const auto& e : ran) {
+    EXPECT_TRUE(e.config == configs[0] || e.config == configs[1]) << to_string(e.config);
+    EXPECT_EQ(e.kernel->variant_hash, render_variant(family, e.config, shape).hash);
+  }
+  EXPECT_EQ(store.campaign(out.campaign_id)->strategy, "refresh");
+}
+
+TEST_F(RefreshFixture, NothingStoredIsAOneLineError) {
+  Store store(dir / "r.db");
+  try {
+    refresh_options(store, family, {shape}, 3, base("ok"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "refresh: no gated result of toy for the shape(s) given");
+  }
+  EXPECT_THROW(refresh_options(store, family, {shape}, 0, base("ok")), std::runtime_error);
+}
+
+TEST_F(RefreshFixture, ExportRefusesAStaleWinnerWithoutAGpu) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(0, 1.0, "an older kernel source"));
+  try {
+    gated_winner(store, family, shape, std::nullopt, base("hello_error"), 3);
+    FAIL() << "a stale winner was accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("older kernel source"), std::string::npos) << what;
+    EXPECT_NE(what.find("run `kforge refresh --family toy --shape N=4096,dtype=f16` on a GPU"), std::string::npos)
+        << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(RefreshFixture, ExportReGatesAStaleWinnerWhereAWorkerRuns) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(0, 1.0, "an older kernel source"));
+  const BestResult w = gated_winner(store, family, shape, std::nullopt, base("ok"), 3);
+  EXPECT_FALSE(w.stale);
+  EXPECT_EQ(to_string(w.record.config), to_string(configs[0]));
+  EXPECT_EQ(w.record.kernel->variant_hash, render_variant(family, configs[0], shape).hash);
+}
+
+TEST_F(RefreshFixture, ACurrentWinnerNeedsNoWorker) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(1, 1.0));
+  const BestResult w = gated_winner(store, family, shape, std::nullopt, base("hello_error"), 3);
+  EXPECT_FALSE(w.stale);
+  EXPECT_EQ(to_string(w.record.config), to_string(configs[1]));
+}
+
+TEST_F(RefreshFixture, ACurrentWinnerThatFailedSanitizingIsSkipped) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(0, 1.0));
+  store.add_evaluation(result(1, 2.0));
+  SanitizerRecord r;
+  r.family = family.name;
+  r.variant_hash = render_variant(family, configs[0], shape).hash;
+  r.arch = "sm_90";
+  r.shape = shape;
+  r.device = kFakeGpu;
+  r.tool = "racecheck";
+  r.passed = false;
+  r.errors = 12;
+  r.summary = "RACECHECK SUMMARY: 12 hazards displayed (12 errors, 0 warnings)";
+  store.add_sanitizer_run(r);
+  const auto b = best_current(store, family, shape, std::nullopt);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[1]));
+  EXPECT_EQ(b->sanitizer_rejected, 1u);
+  EXPECT_EQ(b->sanitizer.state, SanitizerVerdict::State::NotRun);
+}
