@@ -14,7 +14,7 @@ __device__ __forceinline__ float fast_exp2(float x) {
 }
 
 // 1 / x in one MUFU op (rel. error ~2^-23): the epilogue's normalisation. 1.f / x is IEEE division, a
-// refinement chain plus a slow-path branch that cost one warpgroup's O store ~290 cycles (perf_notes item 62).
+// refinement chain plus a slow-path branch that cost one warpgroup's O store ~290 cycles (docs/experiments/62-*).
 __device__ __forceinline__ float fast_rcp(float x) {
   float y;
   asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));

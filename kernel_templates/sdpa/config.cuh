@@ -117,7 +117,7 @@ constexpr bool PIPE_QK = KF_PIPE_QK != 0;
 #define KF_LANE_ADDR 0
 #endif
 // (mma path) 1: fragment addresses recomputed in each tile from a fresh %laneid (one XOR per
-// address) instead of hoisted out of the key loop (perf_notes item 14)
+// address) instead of hoisted out of the key loop (docs/experiments/14-lane-addr-*.md)
 constexpr bool LANE_ADDR = KF_LANE_ADDR != 0;
 #if defined(KF_EXP2_PAIR)
 constexpr bool EXP2_PAIR = true;

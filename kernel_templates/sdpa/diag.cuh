@@ -6,7 +6,7 @@
 //            1 prologue done, 2 + 2t / 3 + 2t before / after its t-th tile, 14 loop done, 15 merge (or one
 //            group's store) done, 16 / 17 globaltimer at entry / end, 18 the first K/V tiles requested,
 //            19 Q resident, 20 the ring barriers initialised, 21 Q requested, 22 indices computed) and
-//            writes them over its CTA's O rows instead of O (tools/sdpa_bench/timeline.py reads them back).
+//            writes them over its CTA's O rows instead of O (read back by `git show 2843624:tools/sdpa_bench/timeline.py`).
 //            The stamps live in shared memory, one row per warpgroup: as a per-thread array (indexed by the
 //            tile) they lived in local memory, and every thread's zero-fill stored 160 bytes at entry,
 //            inside the prologue being measured.

@@ -33,7 +33,7 @@ __device__ __forceinline__ void run_tile(Path& path, const elem_t* sQ, const ele
 }
 
 // Started together the key groups run in phase (same work, same start); pingpong makes them take turns
-// issuing MMAs (perf_notes item 21), and on TMA the order of the first requests starts group 0 first (item 60).
+// issuing MMAs (docs/experiments/21-*), and on TMA the order of the first requests starts group 0 first (docs/experiments/60-*).
 // gper: tiles per group (a group with fewer still takes its turns with pingpong).
 __device__ __forceinline__ void key_range_loop(Path& path, KvPipe& pipe, const KeyLoop& c, int g, int gtid, int gper) {
   [[maybe_unused]] long long* stamps = c.stamps;

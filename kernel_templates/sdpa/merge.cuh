@@ -11,7 +11,7 @@
 // are done; group 1's ring may still be in use), hands them over on a named barrier without waiting and
 // leaves; group 1 merges them into its registers and stores O as one group would. One barrier and half the
 // shared-memory traffic of the column split below: the key-range CTA at S512 ~7770 cycles against ~8590
-// (perf_notes item 57). The partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
+// (docs/experiments/57-*). The partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
 // Ordering (docs/experiments/key_range_merge_race.md): merge_pass is bar.arrive and merge_take bar.sync on one
 // named barrier with one thread count, a release / acquire pair in PTX's memory model, so group 1 reads the
 // partial only after all of group 0's writes (racecheck does not model the pair and reports the reads). The
@@ -42,7 +42,7 @@ __device__ __forceinline__ void merge_pair_store(Path& p, float* cbuf0, elem_t* 
 // Key groups merged by columns: group G finalises the column blocks [G * DB, (G + 1) * DB): every group parks
 // its (m, l) and its partial O of the other groups' columns in smem (over the K/V ring, idle by now), each
 // merges and normalises its own columns into sQ, and O is stored from there. (Group 0 merging all of O alone
-// took ~840 cycles after the key-range groups at S512, perf_notes item 45.) The group is a template argument
+// took ~840 cycles after the key-range groups at S512, docs/experiments/45-*.) The group is a template argument
 // so that o is only ever indexed at compile time (a runtime index would move it to local memory).
 template <int G>
 __device__ __forceinline__ void merge_columns_store_as(Path& p, float* cbuf, elem_t* sQ, elem_t* __restrict__ Oh,
@@ -116,7 +116,7 @@ __device__ __forceinline__ void merge_columns_store_as(Path& p, float* cbuf, ele
 }
 
 // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O. Two key-range groups: group 0 hands its
-// partial to group 1 (perf_notes items 57, 60) where its K ring can hold it; otherwise the column split.
+// partial to group 1 (docs/experiments/57-*, 60-*) where its K ring can hold it; otherwise the column split.
 __device__ __forceinline__ void merge_key_groups_and_store(Path& p, elem_t* sQ, elem_t* sK, elem_t* __restrict__ Oh,
                                                            int m0, int S, int tid) {
   constexpr bool PAIR_FITS = STAGES * KV_ELEMS * (int)sizeof(elem_t) >= (BM * HD + BM * 8) * 4;

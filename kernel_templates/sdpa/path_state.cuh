@@ -94,7 +94,7 @@ struct PathState {
   }
 
   // Normalise and write this warp's rows (WARPS_N 1): registers -> its own rows of sQ -> 16-byte stores.
-  // (A TMA box store per warp was no faster, perf_notes item 46.)
+  // (A TMA box store per warp was no faster, docs/experiments/46-o-by-tma-box-stores.md.)
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
     kf::store_rows_normalised<Lay, TR, HD, RPW, KF_DIAG_STORE>(o, row, warp, lane, sQ, Oh, m0, S);
   }

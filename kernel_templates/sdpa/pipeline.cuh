@@ -20,8 +20,8 @@ typedef kf::CpAsyncKv<elem_t, Lay, HD, BN, STAGES, VEC, (WN_RANGE ? GT : NT), SP
 #endif
 
 // Q: every thread's cp.async (one commit group, before any K/V tile's), or (Q_LOAD=tma) one box load by
-// thread 0 on its own mbarrier (initialised with the rings'), requested before any K/V tile (perf_notes item
-// 43: faster for the key-range groups, a little slower for one warpgroup).
+// thread 0 on its own mbarrier (initialised with the rings'), requested before any K/V tile (docs/experiments/
+// 43-q-load-tma.md: faster for the key-range groups, a little slower for one warpgroup).
 __device__ __forceinline__ void load_q(elem_t* sQ, const elem_t* Qh, const kf::TmaDesc& tmQ, unsigned q_mbar, int m0,
                                        int bh, int S, int tid) {
   if constexpr (TMA_Q) {
@@ -63,7 +63,7 @@ __device__ __forceinline__ void init_pipe(KvPipe& pipe, unsigned bars, elem_t* s
 
 // KV_LOAD=tma: every ring's barriers and Q's initialised by one thread behind one fence: a fence.mbarrier_init
 // costs ~150 cycles, and the key-range groups' two threads initialising and fencing at once took ~550
-// (perf_notes item 60). With a multicast cluster, no peer multicasts before this CTA's barriers exist.
+// (docs/experiments/60-*). With a multicast cluster, no peer multicasts before this CTA's barriers exist.
 __device__ __forceinline__ void init_tma_barriers(unsigned ring_bars, unsigned q_mbar, int tid) {
   const int init_tid = WN_RANGE ? 0 : TMA_PRODUCER;
   if (tid == init_tid)
@@ -82,7 +82,7 @@ __device__ __forceinline__ void request_first_tiles(KvPipe& pipe, unsigned ring_
     // stage by stage, group 0's before group 1's, and each group's first thread refills its own ring from
     // then on. An SM's first bytes arrive at ~64 B per cycle, so group 0 starts ~500 cycles ahead, and the
     // two groups run out of phase (started together they contend for the MUFU and tensor cores in the same
-    // phases); group 0 finishes first and parks its partial (perf_notes items 59-61).
+    // phases); group 0 finishes first and parks its partial (docs/experiments/59-* to 61-*).
     __syncwarp();  // (thread 0's warp reconverged before the barrier, which counts whole warps)
     __syncthreads();
     if (tid == 0) {
