@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -15,6 +18,7 @@
 #include "campaign/evaluate_job.hpp"
 #include "campaign/progress.hpp"
 #include "campaign/sanitize.hpp"
+#include "campaign/search_loop.hpp"
 #include "campaign/seeding.hpp"
 #include "campaign/side_by_side.hpp"
 #include "compile/compiler.hpp"
@@ -24,6 +28,8 @@
 namespace kf {
 
 std::atomic<bool> g_stop_requested{false};
+
+size_t campaign_depth(size_t gpus, size_t compile_threads) { return gpus * 2 + std::max<size_t>(2, compile_threads); }
 
 namespace {
 
@@ -43,6 +49,7 @@ Family pin_params(const Family& family, const Config& fixed) {
     if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
       throw std::runtime_error("--fix: " + name + "=" + to_string(value) + " is not in its domain");
     it->values = {value};
+    it->weights.clear();  // a pin overrides the prior
   }
   return pinned;
 }
@@ -164,6 +171,66 @@ std::vector<ShapeOutcome::Remeasured> remeasure_top(Store& store, std::mutex& st
   return out;
 }
 
+// A campaign's evaluations as the search loop sees them: each config is rendered and handed
+// to the compile pool, then queued for the GPU threads; results come back as they finish.
+class LiveEvaluator final : public LoopEvaluator {
+ public:
+  LiveEvaluator(Queues& q, std::vector<std::thread>& threads, CompilePool& pool, const Family& family,
+                const Shape& shape, const std::string& arch)
+      : q_(q), threads_(threads), pool_(pool), family_(family), shape_(shape), arch_(arch) {}
+  ~LiveEvaluator() override { close(); }
+
+  void submit(const Config& c) override {
+    EvalJob job;
+    job.config = c;
+    job.compiled = pool_.submit(render_variant(family_, c, shape_), arch_);
+    {
+      std::lock_guard lock(q_.mu);
+      q_.jobs.push_back(std::move(job));
+      ++q_.in_flight;
+    }
+    q_.cv.notify_all();
+  }
+
+  std::vector<LoopResult> collect(std::chrono::milliseconds wait) override {
+    std::deque<JobResult> results;
+    std::string fatal;
+    {
+      std::unique_lock lock(q_.mu);
+      if (wait.count() > 0) q_.cv.wait_for(lock, wait, [&] { return !q_.results.empty() || !q_.fatal.empty(); });
+      results.swap(q_.results);
+      fatal = q_.fatal;
+    }
+    if (!fatal.empty()) {
+      close();
+      throw std::runtime_error(fatal);
+    }
+    std::vector<LoopResult> out;
+    for (auto& r : results) out.push_back({std::move(r.observation), to_string(r.status), r.tflops});
+    return out;
+  }
+
+  // Stops the GPU threads once the jobs queued are done (at once, dropping them, after a fatal error).
+  void close() {
+    {
+      std::lock_guard lock(q_.mu);
+      q_.closing = true;
+      if (!q_.fatal.empty()) q_.jobs.clear();
+    }
+    q_.cv.notify_all();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  Queues& q_;
+  std::vector<std::thread>& threads_;
+  CompilePool& pool_;
+  const Family& family_;
+  const Shape& shape_;
+  std::string arch_;
+};
+
 struct ShapeRun {
   Store& store;
   std::mutex& store_mu;
@@ -178,6 +245,21 @@ struct ShapeRun {
   Clock::time_point campaign_start;
 };
 
+// The progress line's total: the evaluation budget, or for a budget-less exhaustive campaign
+// an estimate of the valid configs left (the space's own count would take minutes).
+Progress::Total progress_total(const SearchSpace& space, const CampaignOptions& o, size_t allowed,
+                               const std::set<std::string>& done_keys) {
+  if (allowed != std::numeric_limits<size_t>::max()) return {allowed, false};
+  if (o.strategy != "exhaustive") return {0, false};
+  std::mt19937_64 rng(o.seed);
+  const double estimate = space.estimate_valid(rng, 200);
+  // The store may know configs outside this (pinned) space: count only the space's own.
+  size_t done_here = 0;
+  for (const auto& key : done_keys) done_here += space.valid(parse_assignment(key)) ? 1 : 0;
+  const double left = std::max(0.0, estimate - static_cast<double>(done_here));
+  return {static_cast<size_t>(std::llround(left)), true};
+}
+
 ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, size_t shape_count) {
   const Family& family = run.family;
   const CampaignOptions& o = run.o;
@@ -188,6 +270,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   outcome.shape = shape;
 
   const SearchSpace space = make_space(pin_params(family, o.fixed), shape, device);
+  spdlog::info("{}: compiling the reference kernel", to_string(shape));
   const auto ref = compile_variant(render_reference(family, shape), arch, &run.cache);
   if (!ref.ok)
     throw std::runtime_error("reference kernel of " + family.name + " does not compile: " +
@@ -234,6 +317,8 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
     }
   }
 
+  spdlog::info("{}: {} recorded result(s) for this shape; seeding ({}) and starting {}", to_string(shape),
+               known.size(), o.seeding, o.strategy);
   StrategyContext sctx;
   sctx.space = &space;
   sctx.seed = o.seed + shape_index;
@@ -251,20 +336,16 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
     strategy = make_listed_strategy(it == o.listed.end() ? std::vector<Config>{} : it->second, sctx);
   }
 
-  // The store may know configs outside this (pinned) space: count only the space's own.
-  size_t done_here = 0;
-  for (const auto& key : done_keys) done_here += space.valid(parse_assignment(key)) ? 1 : 0;
-  const size_t space_left = space.valid_configs().size() - std::min(done_here, space.valid_configs().size());
-  // Retries were dispatched (and counted) before the interruption: they come on top.
-  size_t allowed = space_left;
+  // The space is never counted: the strategy's running out of configs ends a shape whose
+  // budget does not. Retries were dispatched (and counted) before the interruption: they
+  // come on top.
+  size_t allowed = std::numeric_limits<size_t>::max();
   if (o.budget.evals_per_shape)
-    allowed = std::min(allowed, o.budget.evals_per_shape > done_by_campaign
-                                    ? o.budget.evals_per_shape - done_by_campaign
-                                    : size_t{0});
-  allowed += retries.size();
+    allowed = (o.budget.evals_per_shape > done_by_campaign ? o.budget.evals_per_shape - done_by_campaign : size_t{0}) +
+              retries.size();
   Progress progress("[" + std::to_string(shape_index + 1) + "/" + std::to_string(shape_count) +
                         " " + to_string(shape) + "]",
-                    allowed, o.quiet);
+                    progress_total(space, o, allowed, done_keys), o.quiet);
 
   Queues q;
   JobContext ctx{&run.store, &run.store_mu, &family, &shape, nullptr, run.campaign_id,
@@ -273,108 +354,23 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   for (size_t i = 0; i < run.workers.size(); ++i)
     threads.emplace_back(gpu_thread, std::ref(*run.workers[i]), std::cref(run.devices[i]), ctx,
                          std::ref(q), std::ref(run.totals));
+  LiveEvaluator evaluator(q, threads, run.pool, family, shape, arch);
 
+  LoopRules rules;
   // Keep enough compiles in flight that a GPU never waits for NVRTC.
-  const size_t depth = run.workers.size() * 2 + std::max<size_t>(2, o.compile_threads);
-  size_t dispatched = 0, since_improvement = 0;
-  std::optional<double> best;
-  std::set<std::string> proposed = done_keys;
-  std::set<std::string> echo_to_strategy;
-  std::map<std::string, Observation> finished;
-  bool exhausted = false;
-
-  auto over_budget = [&] {
-    if (dispatched >= allowed) return true;
-    if (o.budget.time_s > 0 && seconds_since(run.campaign_start) >= o.budget.time_s) return true;
-    if (o.budget.plateau && since_improvement >= o.budget.plateau) return true;
-    return g_stop_requested.load();
+  rules.depth = campaign_depth(run.workers.size(), o.compile_threads);
+  rules.allowed = allowed;
+  rules.plateau = o.budget.plateau;
+  rules.stop = [&] {
+    return (o.budget.time_s > 0 && seconds_since(run.campaign_start) >= o.budget.time_s) || g_stop_requested.load();
   };
-
-  for (;;) {
-    std::deque<JobResult> results;
-    size_t in_flight;
-    std::string fatal;
-    {
-      std::unique_lock lock(q.mu);
-      results.swap(q.results);
-      in_flight = q.in_flight;
-      fatal = q.fatal;
-    }
-    if (!fatal.empty()) {
-      {
-        std::lock_guard lock(q.mu);
-        q.closing = true;
-        q.jobs.clear();
-      }
-      q.cv.notify_all();
-      for (auto& t : threads) t.join();
-      throw std::runtime_error(fatal);
-    }
-    for (auto& r : results) {
-      const std::string key = to_string(r.observation.config);
-      strategy->tell(r.observation);
-      if (echo_to_strategy.erase(key)) strategy->tell(r.observation);
-      finished[key] = r.observation;
-      progress.record(to_string(r.status), r.observation.time_us, r.tflops);
-      ++outcome.evaluated;
-      if (r.observation.time_us && (!best || *r.observation.time_us < *best)) {
-        best = r.observation.time_us;
-        since_improvement = 0;
-      } else {
-        ++since_improvement;
-      }
-    }
-    const bool stop = over_budget() || exhausted;
-    if (stop && in_flight == 0) {
-      const bool plateaued = o.budget.plateau && since_improvement >= o.budget.plateau;
-      outcome.cut_short = !exhausted && dispatched < allowed && !plateaued;
-      break;
-    }
-    size_t added = 0;
-    while (!stop && in_flight + added < depth && dispatched < allowed) {
-      std::vector<Config> batch;
-      if (!retries.empty()) {
-        batch.push_back(retries.front());
-        retries.pop_front();
-      } else {
-        batch = strategy->ask(std::min(depth - in_flight - added, allowed - dispatched));
-      }
-      if (batch.empty()) {
-        if (in_flight + added == 0) exhausted = true;  // nothing pending, nothing proposed
-        break;
-      }
-      for (auto& c : batch) {
-        const std::string key = to_string(c);
-        if (!proposed.insert(key).second) {
-          // Proposed again after a retry queued it: answer the strategy when it finishes.
-          if (auto it = finished.find(key); it != finished.end())
-            strategy->tell(it->second);
-          else
-            echo_to_strategy.insert(key);
-          continue;
-        }
-        EvalJob job;
-        job.config = c;
-        job.compiled = run.pool.submit(render_variant(family, c, shape), arch);
-        std::lock_guard lock(q.mu);
-        q.jobs.push_back(std::move(job));
-        ++q.in_flight;
-        ++added;
-        ++dispatched;
-      }
-      q.cv.notify_all();
-    }
-    if (added == 0) {
-      std::unique_lock lock(q.mu);
-      q.cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !q.results.empty(); });
-    }
-  }
-  {
-    std::lock_guard lock(q.mu);
-    q.closing = true;
-  }
-  q.cv.notify_all();
-  for (auto& t : threads) t.join();
+  LoopHooks hooks;
+  hooks.on_result = [&](const LoopResult& r) { progress.record(r.status, r.observation.time_us, r.tflops); };
+  hooks.before_first_dispatch = [&] { spdlog::info("{}: compiling the first configs", to_string(shape)); };
+  const LoopOutcome loop = run_search_loop(*strategy, evaluator, rules, {done_keys, retries}, hooks);
+  outcome.evaluated = loop.evaluated;
+  outcome.cut_short = loop.cut_short;
+  evaluator.close();
   progress.finish();
 
   {

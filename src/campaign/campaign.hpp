@@ -75,6 +75,10 @@ struct CampaignOutcome {
   std::map<std::string, int> status_counts;
 };
 
+// Configs a campaign keeps in flight: two per GPU plus one per compile thread asked for (at
+// least 2), so NVRTC runs ahead and a GPU never waits for it. Replay uses the same depth.
+size_t campaign_depth(size_t gpus, size_t compile_threads);
+
 // Set by the SIGINT handler: the campaign finishes the evaluation in flight and stops.
 extern std::atomic<bool> g_stop_requested;
 

@@ -7,8 +7,8 @@
 
 namespace kf {
 
-Progress::Progress(std::string label, size_t total, bool quiet)
-    : label_(std::move(label)), total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
+Progress::Progress(std::string label, Total total, bool quiet)
+    : label_(std::move(label)), total_(total.count), approximate_(total.approximate), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
 void Progress::record(const std::string& status, std::optional<double> time_us, double tflops) {
@@ -38,7 +38,7 @@ void Progress::draw(bool force) {
   const double per_min = elapsed > 0 ? 60.0 * static_cast<double>(done_) / elapsed : 0.0;
   std::ostringstream line;
   line << label_ << "  " << done_;
-  if (total_) line << "/" << total_;
+  if (total_) line << "/" << (approximate_ ? "~" : "") << total_;
   line << " evals";
   if (best_us_) {
     char buf[64];

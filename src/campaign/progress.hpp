@@ -9,7 +9,13 @@ namespace kf {
 
 class Progress {
  public:
-  Progress(std::string label, size_t total, bool quiet);
+  // The total to show (evaluations); approximate: an estimate, shown with "~".
+  struct Total {
+    size_t count = 0;  // 0: unknown
+    bool approximate = false;
+  };
+  Progress(std::string label, Total total, bool quiet);
+  Progress(std::string label, size_t total, bool quiet) : Progress(std::move(label), Total{total, false}, quiet) {}
   // One finished evaluation: its status and, when ok, its median time and TFLOP/s.
   void record(const std::string& status, std::optional<double> time_us, double tflops);
   void finish();
@@ -20,6 +26,7 @@ class Progress {
   void draw(bool force);
   std::string label_;
   size_t total_;  // 0: unknown
+  bool approximate_;
   bool quiet_;
   bool tty_;
   size_t done_ = 0;

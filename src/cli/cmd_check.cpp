@@ -1,7 +1,13 @@
-// kforge check: render and NVRTC-compile every valid config of a family, no GPU needed.
+// kforge check: render and NVRTC-compile every valid config of a family (or a sample of them),
+// no GPU needed. The space is walked or sampled, never listed; a progress line every 10 s.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
+#include <future>
+#include <optional>
+#include <set>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -11,6 +17,7 @@
 #include "cli/common.hpp"
 #include "compile/error_groups.hpp"
 #include "compile/compiler.hpp"
+#include "util/progress_line.hpp"
 
 namespace kf::cli {
 
@@ -22,7 +29,7 @@ struct CheckOptions {
   size_t sample = 0;
   uint64_t seed = 1;
   size_t jobs = 0;
-  bool no_cache = false, json = false;
+  bool no_cache = false, json = false, count = false;
 };
 
 // One shape per specialization: configs compile identically for shapes that only differ in
@@ -38,6 +45,105 @@ std::vector<Shape> distinct_specializations(const Family& f, const std::vector<S
   return out;
 }
 
+// The configs to check, one at a time: a seeded random sample of `sample` distinct configs
+// (drawn, never listed: fewer only when the space holds fewer), or the whole space walked.
+class ConfigSource {
+ public:
+  ConfigSource(const SearchSpace& space, size_t sample, uint64_t seed)
+      : space_(space), sample_(sample), rng_(seed), walk_(space) {}
+  std::optional<Config> next() {
+    if (!sample_) return walk_.next();
+    if (drawn_.size() >= sample_) return std::nullopt;
+    auto c = space_.random_valid(rng_, [&](const Config& x) { return !drawn_.count(to_string(x)); });
+    if (c) drawn_.insert(to_string(*c));
+    return c;
+  }
+
+ private:
+  const SearchSpace& space_;
+  size_t sample_;
+  std::mt19937_64 rng_;
+  SpaceWalker walk_;
+  std::set<std::string> drawn_;
+};
+
+struct Tally {
+  size_t checked = 0, ok = 0, cached = 0, spilling = 0;
+  int min_regs = 1 << 30, max_regs = 0;
+  double compile_ms = 0;
+  CompileErrorGroups errors;  // each distinct error once, with how many configs it hit
+
+  void add(const CompiledKernel& k, const std::string& what) {
+    ++checked;
+    if (!k.ok) {
+      errors.add(what, k.log);
+      return;
+    }
+    ++ok;
+    cached += k.from_cache;
+    compile_ms += k.info.compile_ms;
+    spilling += (k.info.spill_stores + k.info.spill_loads) > 0;
+    min_regs = std::min(min_regs, k.info.registers);
+    max_regs = std::max(max_regs, k.info.registers);
+  }
+};
+
+nlohmann::json check_space(const Family& f, const Shape& shape, const std::string& arch, const CheckOptions& o,
+                           CompilePool& pool, size_t jobs, std::vector<std::string>& error_text) {
+  const SearchSpace space = make_space(f, shape, DeviceLimits::for_arch(arch));
+  Shape spec;
+  for (const auto& d : f.specialize) spec[d] = shape.at(d);
+  const std::string label = "check " + f.name + " " + arch + " " + to_string(spec);
+  // The valid count: exact with --count or a full check (the walk counts it), else estimated.
+  std::mt19937_64 est_rng(o.seed);
+  double valid = space.estimate_valid(est_rng, 200);
+  bool exact = false;
+  if (o.count) {
+    ProgressLine counting(label + " counting", "valid configs", 0, false, o.json);
+    valid = static_cast<double>(space.count_valid([&](size_t n) { counting.update(n); }));
+    counting.finish(static_cast<size_t>(valid));
+    exact = true;
+  }
+  const size_t expected = o.sample ? o.sample : static_cast<size_t>(std::llround(valid));
+  ProgressLine progress(label, "compiled", expected, !o.sample && !exact, o.json);
+  const auto t0 = std::chrono::steady_clock::now();
+  Tally tally;
+  const CompiledKernel ref = pool.submit(render_reference(f, shape), arch).get();
+  tally.add(ref, "reference");
+  // A window of compiles in flight: memory stays bounded however large the space.
+  ConfigSource source(space, o.sample, o.seed);
+  std::deque<std::pair<std::string, std::future<CompiledKernel>>> window;
+  size_t walked = 0;
+  for (bool more = true; more || !window.empty();) {
+    while (more && window.size() < 4 * jobs) {
+      auto c = source.next();
+      if (!c) {
+        more = false;
+        break;
+      }
+      ++walked;
+      window.emplace_back(to_string(*c), pool.submit(render_variant(f, *c, shape), arch));
+    }
+    if (window.empty()) break;
+    tally.add(window.front().second.get(), window.front().first);
+    window.pop_front();
+    progress.update(tally.checked - 1);
+  }
+  progress.finish(tally.checked - 1);
+  if (!o.sample) {  // the walk saw every valid config
+    valid = static_cast<double>(walked);
+    exact = true;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  error_text.push_back(tally.errors.format());
+  return {{"arch", arch}, {"specialization", to_string(spec)}, {"valid_configs", valid},
+          {"valid_exact", exact}, {"space", space.cardinality()}, {"checked", tally.checked - 1},
+          {"compiled_ok", tally.ok}, {"failed", tally.checked - tally.ok}, {"cached", tally.cached},
+          {"spilling", tally.spilling}, {"registers", {tally.min_regs, tally.max_regs}},
+          {"compile_cpu_s", tally.compile_ms / 1000.0}, {"wall_s", wall}, {"errors", tally.errors.to_json()},
+          {"distinct_errors", tally.errors.groups()}};
+}
+
 void run_check(const Globals& g, const CheckOptions& o) {
   const Family f = load_family(g, o.family);
   const auto shapes = distinct_specializations(f, select_shapes(f, o.shapes, o.suite));
@@ -48,65 +154,30 @@ void run_check(const Globals& g, const CheckOptions& o) {
   nlohmann::json report = nlohmann::json::array();
   std::vector<std::string> error_text;  // per report row
   size_t failures = 0;
-  for (const auto& arch : o.archs) {
-    const DeviceLimits limits = DeviceLimits::for_arch(arch);
+  for (const auto& arch : o.archs)
     for (const auto& shape : shapes) {
-      const SearchSpace space = make_space(f, shape, limits);
-      std::vector<Config> configs = space.valid_configs();
-      if (o.sample && o.sample < configs.size()) {
-        std::mt19937_64 rng(o.seed);
-        std::shuffle(configs.begin(), configs.end(), rng);
-        configs.resize(o.sample);
-      }
-      const auto t0 = std::chrono::steady_clock::now();
-      std::vector<std::future<CompiledKernel>> futures;
-      futures.push_back(pool.submit(render_reference(f, shape), arch));
-      for (const auto& c : configs) futures.push_back(pool.submit(render_variant(f, c, shape), arch));
-      size_t ok = 0, cached = 0, spilling = 0;
-      int min_regs = 1 << 30, max_regs = 0;
-      double compile_ms = 0;
-      CompileErrorGroups errors;  // each distinct error once, with how many configs it hit
-      for (size_t i = 0; i < futures.size(); ++i) {
-        const CompiledKernel k = futures[i].get();
-        const std::string what = i == 0 ? "reference" : to_string(configs[i - 1]);
-        if (!k.ok) {
-          errors.add(what, k.log);
-          continue;
-        }
-        ++ok;
-        cached += k.from_cache;
-        compile_ms += k.info.compile_ms;
-        spilling += (k.info.spill_stores + k.info.spill_loads) > 0;
-        min_regs = std::min(min_regs, k.info.registers);
-        max_regs = std::max(max_regs, k.info.registers);
-      }
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      failures += futures.size() - ok;
-      Shape spec;
-      for (const auto& d : f.specialize) spec[d] = shape.at(d);
-      report.push_back({{"arch", arch}, {"specialization", to_string(spec)},
-                        {"valid_configs", space.valid_configs().size()},
-                        {"space", space.cardinality()}, {"checked", configs.size()},
-                        {"compiled_ok", ok}, {"failed", futures.size() - ok}, {"cached", cached},
-                        {"spilling", spilling}, {"registers", {min_regs, max_regs}},
-                        {"compile_cpu_s", compile_ms / 1000.0}, {"wall_s", wall},
-                        {"errors", errors.to_json()}, {"distinct_errors", errors.groups()}});
-      error_text.push_back(errors.format());
+      report.push_back(check_space(f, shape, arch, o, pool, jobs, error_text));
+      failures += report.back()["failed"].get<size_t>();
     }
-  }
   if (o.json) {
     print_json(report);
   } else {
-    std::printf("%-7s %-28s %8s %8s %8s %6s %6s %8s %9s %8s\n", "arch", "specialization", "space",
+    std::printf("%-7s %-28s %14s %10s %8s %6s %6s %8s %9s %8s\n", "arch", "specialization", "space",
                 "valid", "checked", "ok", "failed", "spilling", "registers", "wall s");
     for (size_t row = 0; row < report.size(); ++row) {
       const auto& r = report[row];
       const std::string regs = std::to_string(r["registers"][0].get<int>()) + "-" +
                                std::to_string(r["registers"][1].get<int>());
-      std::printf("%-7s %-28s %8zu %8zu %8zu %6zu %6zu %8zu %9s %8.1f\n",
+      const double valid = r["valid_configs"].get<double>();
+      char valid_text[32];
+      if (r["valid_exact"].get<bool>())
+        std::snprintf(valid_text, sizeof valid_text, "%.0f", valid);
+      else
+        std::snprintf(valid_text, sizeof valid_text, "~%.3g", valid);
+      std::printf("%-7s %-28s %14zu %10s %8zu %6zu %6zu %8zu %9s %8.1f\n",
                   r["arch"].get<std::string>().c_str(),
                   r["specialization"].get<std::string>().c_str(), r["space"].get<size_t>(),
-                  r["valid_configs"].get<size_t>(), r["checked"].get<size_t>(),
+                  valid_text, r["checked"].get<size_t>(),
                   r["compiled_ok"].get<size_t>(), r["failed"].get<size_t>(),
                   r["spilling"].get<size_t>(), regs.c_str(), r["wall_s"].get<double>());
       std::fputs(error_text[row].c_str(), stdout);
@@ -127,7 +198,9 @@ void add_check(CLI::App& app, Globals& g) {
   add_shape_options(cmd, o.shapes, o.suite);
   cmd->add_option("--arch", o.archs, "Target architecture(s), e.g. sm_90 sm_89")
       ->default_val(std::vector<std::string>{"sm_90"});
-  cmd->add_option("--sample", o.sample, "Check a seeded random sample of N configs per arch");
+  cmd->add_option("--sample", o.sample,
+                  "Check a seeded random sample of N configs per arch, drawn without listing the space");
+  cmd->add_flag("--count", o.count, "Count the valid configs exactly (a full walk; minutes on large spaces)");
   cmd->add_option("--seed", o.seed, "Seed of the sample")->capture_default_str();
   cmd->add_option("-j,--jobs", o.jobs, "Compile threads (default: all cores)");
   cmd->add_flag("--no-cache", o.no_cache, "Compile everything, ignoring the cubin cache");

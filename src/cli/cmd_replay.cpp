@@ -1,5 +1,5 @@
 // kforge replay: benchmark strategies offline against a recorded space (a stored exhaustive
-// campaign, or an imported Kernel Tuner / T4 file). No GPU needed.
+// campaign, or an imported Kernel Tuner / T4 file) through a campaign's search loop. No GPU needed.
 #include <cstdio>
 #include <algorithm>
 #include <fstream>
@@ -10,82 +10,13 @@
 #include "importers/import.hpp"
 #include "replay/replay.hpp"
 #include "replay/report.hpp"
+#include "replay/stored_space.hpp"
+#include "campaign/campaign.hpp"
+#include "util/progress_line.hpp"
 
 namespace kf::cli {
 
 namespace {
-
-struct StoredSpace {
-  RecordedSpace space;
-  DeviceKey device;  // the device whose evaluations it holds
-};
-
-// Every stored evaluation of (family, shape) on one device becomes a recorded point; the
-// device with the most evaluations is used unless one is named.
-StoredSpace space_from_store(const Globals& g, const std::string& family_name,
-                               const std::string& shape_text, const std::string& device_name) {
-  const Family f = load_family(g, family_name);
-  const Shape shape = parse_shape(f, shape_text);
-  Store store(g.db);
-  std::map<std::string, std::vector<EvaluationRecord>> by_device;
-  for (auto& e : store.evaluations(f.name, shape))
-    if (e.status != Status::Interrupted) by_device[e.device.name].push_back(std::move(e));
-  if (by_device.empty())
-    throw std::runtime_error("no stored evaluations of " + f.name + " at " + to_string(shape));
-  std::string chosen = device_name;
-  if (chosen.empty())
-    for (const auto& [name, evals] : by_device)
-      if (chosen.empty() || evals.size() > by_device[chosen].size()) chosen = name;
-  if (!by_device.count(chosen)) throw std::runtime_error("no evaluations on device " + chosen);
-  std::vector<RecordedPoint> points;
-  size_t dropped = 0;
-  for (const auto& e : by_device[chosen]) {
-    const Config config = complete_stored_config(f, e.config);
-    try {
-      validate_config(f, config);
-    } catch (const SpecError&) {
-      ++dropped;  // a value the family no longer has (sdpa_fwd's MMA=simt / wmma moved to sdpa_basic)
-      continue;
-    }
-    points.push_back({config, e.status == Status::Ok && e.timing ? std::optional<double>(e.timing->median_us)
-                                                                 : std::nullopt});
-  }
-  if (dropped)
-    std::fprintf(stderr, "replay: %zu recorded config(s) with values outside %s's current domains left out\n",
-                 dropped, f.name.c_str());
-  if (points.empty()) throw std::runtime_error("no recorded config of " + f.name + " is in its current space");
-  // Each domain narrowed to the values that were recorded (in spec order): a parameter the
-  // campaigns pinned is pinned in the replay too, so no strategy spends moves on it.
-  std::vector<ParamSpec> params;
-  for (const auto& p : f.params) {
-    ParamSpec narrowed{p.name, {}};
-    for (const auto& v : p.values)
-      for (const auto& pt : points)
-        if (pt.config.at(p.name) == v) {
-          narrowed.values.push_back(v);
-          break;
-        }
-    params.push_back(std::move(narrowed));
-  }
-  return {RecordedSpace(params, points, f.name + " " + to_string(shape) + " on " + chosen,
-                        {{"family", f.name}, {"shape", to_json(shape)}, {"device", chosen}}),
-          by_device[chosen].front().device};
-}
-
-// The fastest successful configs of another stored shape on the space's device: what a
-// campaign on a new shape is seeded with when that shape is its nearest stored neighbour.
-std::vector<Config> neighbour_seeds(const Globals& g, const std::string& family_name,
-                                    const std::string& shape_text, const DeviceKey& device,
-                                    size_t count = 8) {
-  const Family f = load_family(g, family_name);
-  const Shape shape = parse_shape(f, shape_text);
-  std::vector<Config> out;
-  for (const auto& e : Store(g.db).top(f.name, shape, device, count))
-    out.push_back(complete_stored_config(f, e.config));
-  if (out.empty())
-    throw std::runtime_error("--seed-from: no successful evaluation of " + to_string(shape) + " on " + device.name);
-  return out;
-}
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -113,32 +44,51 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--seed-from", seed_from,
                   "Also replay each strategy seeded with the 8 best stored configs of this other shape "
                   "(as a campaign on a new shape is), reported as <strategy>+seeded");
+  cmd->add_option("--depth", o.depth,
+                  "Configs in flight, as in a campaign's pipeline (default: a campaign's on one GPU)");
+  cmd->add_option("--plateau", o.plateau, "Stop a run after this many evaluations without a new best (0: off)");
   cmd->add_flag("--json", json, "Machine-readable output");
+  o.depth = campaign_depth(1, 0);
   set_action(cmd, [&g] {
+    if (o.depth == 0) throw std::runtime_error("--depth must be at least 1");
     if (import_file.empty() == family.empty())
       throw std::runtime_error("give either --family and --shape, or --import FILE");
     if (!seed_from.empty() && family.empty()) throw std::runtime_error("--seed-from needs --family");
     std::optional<DeviceKey> stored_device;
     const RecordedSpace space = [&] {
       if (!import_file.empty()) return import_recorded(import_file);
-      StoredSpace s = space_from_store(g, family, shape, device);
+      const Family f = load_family(g, family);
+      Store store(g.db);
+      StoredSpace s = stored_space(store, f, parse_shape(f, shape), device);
       stored_device = s.device;
       return std::move(s.space);
     }();
     ReplayOptions opts = o;
     opts.threads = std::max(1u, std::thread::hardware_concurrency());
-    ReplayReport report = replay(space, split_list(strategies), opts);
+    const auto names = split_list(strategies);
+    const size_t runs = names.size() * static_cast<size_t>(std::max(0, opts.seeds)) * (seed_from.empty() ? 1 : 2);
+    ProgressLine progress("replay " + space.name(), "runs", runs, false, g.quiet);
+    size_t runs_before = 0;  // of earlier replay() calls
+    opts.on_run = [&](size_t done, size_t) { progress.update(runs_before + done); };
+    if (!g.quiet)
+      std::fprintf(stderr, "replay: %zu recorded configs, %d seed(s) x %zu strateg%s, %zu config(s) in flight\n",
+                   space.size(), opts.seeds, names.size(), names.size() == 1 ? "y" : "ies", opts.depth);
+    ReplayReport report = replay(space, names, opts);
     if (!seed_from.empty()) {
-      opts.seed_configs = neighbour_seeds(g, family, seed_from, *stored_device);
+      const Family f = load_family(g, family);
+      Store store(g.db);
+      opts.seed_configs = neighbour_seeds(store, f, parse_shape(f, seed_from), *stored_device);
       size_t held = 0;
       for (const auto& c : opts.seed_configs) held += space.find(c) ? 1 : 0;
       std::fprintf(stderr, "seeded from %s: %zu of its %zu best configs are in the recorded space\n",
                    seed_from.c_str(), held, opts.seed_configs.size());
-      for (auto& s : replay(space, split_list(strategies), opts).strategies) {
+      runs_before = report.strategies.size() * static_cast<size_t>(opts.seeds);
+      for (auto& s : replay(space, names, opts).strategies) {
         s.strategy += "+seeded";
         report.strategies.push_back(std::move(s));
       }
     }
+    progress.finish(runs);
     if (!csv.empty()) {
       std::ofstream out(csv);
       if (!out) throw std::runtime_error("cannot write " + csv);

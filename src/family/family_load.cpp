@@ -1,6 +1,7 @@
 // Loading a family spec (docs/family_spec.md): parse the JSON, check every field, and report
 // the first problem as "<file>:<json pointer>: <problem>".
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -90,11 +91,12 @@ class Loader {
     if (!root.is_object()) fail("", "expected a JSON object at the top level, got " + type_name(root));
     check_keys(root, "",
                {"name", "description", "template", "entry", "include_dirs", "compile_options", "arch_suffix",
-                "params", "defaults", "derived", "constraints", "dims", "specialize", "suites", "gate", "buffers",
-                "args", "launch", "reference", "tolerance", "cost", "sanitize"});
+                "params", "priors", "defaults", "derived", "constraints", "dims", "specialize", "suites", "gate",
+                "buffers", "args", "launch", "reference", "tolerance", "cost", "sanitize"});
 
     load_header(root);
     load_params(required(root, "", "params"));
+    if (root.contains("priors")) load_priors(root["priors"]);
     load_dims(required(root, "", "dims"));
     if (root.contains("specialize")) load_specialize(root["specialize"]);
     if (root.contains("derived")) load_derived(root["derived"]);
@@ -262,6 +264,30 @@ class Loader {
       }
       f_.params.push_back(std::move(p));
       names_.add(name);
+    }
+  }
+
+  // "priors": {"MMA": {"simt": 0, "wmma": 0.2}}: a weight per value (others 1); 0 means the
+  // value is tried only after every other one (docs/family_spec.md).
+  void load_priors(const Json& priors) {
+    object(priors, "/priors");
+    for (const auto& [name, weights] : priors.items()) {
+      const std::string ptr = child("/priors", name);
+      auto it = std::find_if(f_.params.begin(), f_.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+      if (it == f_.params.end()) fail(ptr, "unknown parameter '" + name + "'");
+      object(weights, ptr);
+      it->weights.assign(it->values.size(), 1.0);
+      for (const auto& [value, weight] : weights.items()) {
+        const std::string vptr = child(ptr, value);
+        size_t k = 0;
+        while (k < it->values.size() && to_string(it->values[k]) != value) ++k;
+        if (k == it->values.size()) fail(vptr, "'" + value + "' is not a value of '" + name + "'");
+        const double w = number(weight, vptr);
+        if (!(w >= 0) || !std::isfinite(w)) fail(vptr, "a prior weight must be a finite number >= 0");
+        it->weights[k] = w;
+      }
+      if (std::all_of(it->weights.begin(), it->weights.end(), [](double w) { return w == 0; }))
+        fail(ptr, "every value of '" + name + "' has weight 0: at least one must be positive");
     }
   }
 

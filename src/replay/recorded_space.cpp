@@ -1,6 +1,8 @@
 #include "replay/recorded_space.hpp"
 
+#include <memory>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace kf {
 
@@ -46,6 +48,13 @@ merge_points(const std::vector<ParamSpec>& params, std::vector<RecordedPoint> in
   return {std::move(out), std::move(index)};
 }
 
+// The first `depth` values of c, in parameter order.
+std::string prefix_key(const std::vector<ParamSpec>& params, const Config& c, size_t depth) {
+  std::string key;
+  for (size_t i = 0; i < depth; ++i) key += to_string(c.at(params[i].name)) + '\x1f';
+  return key;
+}
+
 }  // namespace
 
 RecordedSpace::RecordedSpace(std::vector<ParamSpec> params, std::vector<RecordedPoint> points,
@@ -56,9 +65,17 @@ RecordedSpace::RecordedSpace(std::vector<ParamSpec> params, std::vector<Recorded
   auto [merged, index] = merge_points(params, std::move(points));
   points_ = std::move(merged);
   index_ = index;
-  space_ = SearchSpace(std::move(params), [index = index_](const Config& c) {
-    return index->count(to_string(c)) != 0;
-  });
+  // Every recorded prefix, so that walks and samplers never descend into a subtree that
+  // holds no recorded config (the same configs, found without trying the dead ends).
+  auto prefixes = std::make_shared<std::vector<std::unordered_set<std::string>>>(params.size());
+  for (const auto& pt : points_)
+    for (size_t d = 1; d < params.size(); ++d) (*prefixes)[d].insert(prefix_key(params, pt.config, d));
+  auto ps = std::make_shared<const std::vector<ParamSpec>>(params);
+  space_ = SearchSpace(
+      std::move(params), [index = index_](const Config& c) { return index->count(to_string(c)) != 0; },
+      [prefixes, ps](const Config& prefix, size_t depth) {
+        return (*prefixes)[depth].count(prefix_key(*ps, prefix, depth)) != 0;
+      });
   for (size_t i = 0; i < points_.size(); ++i) {
     const auto& t = points_[i].time_us;
     if (!t) {

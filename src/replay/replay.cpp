@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <stdexcept>
 #include <thread>
 #include <unordered_set>
 
+#include "campaign/search_loop.hpp"
 #include "strategy/strategy.hpp"
 
 namespace kf {
@@ -25,8 +28,37 @@ double quantile(std::vector<double> values, double q) {
   return values[lo] + frac * (values[lo + 1] - values[lo]);
 }
 
+namespace {
+
+// A recorded space as the search loop's evaluator: each config's recorded outcome, answered in
+// dispatch order, one per turn in which the loop has nothing else to do (a GPU finishing the
+// oldest config in flight while the compiles of the others run ahead).
+class RecordedEvaluator final : public LoopEvaluator {
+ public:
+  RecordedEvaluator(const RecordedSpace& space, const std::string& strategy) : space_(space), strategy_(strategy) {}
+  void submit(const Config& c) override {
+    const RecordedPoint* p = space_.find(c);
+    if (!p) throw std::logic_error(strategy_ + " proposed " + to_string(c) + ", not in the space");
+    fifo_.push_back(p);
+  }
+  std::vector<LoopResult> collect(std::chrono::milliseconds wait) override {
+    if (wait.count() == 0 || fifo_.empty()) return {};
+    const RecordedPoint* p = fifo_.front();
+    fifo_.pop_front();
+    return {{{p->config, p->time_us}, p->time_us ? "ok" : "failed", 0}};
+  }
+
+ private:
+  const RecordedSpace& space_;
+  std::string strategy_;
+  std::deque<const RecordedPoint*> fifo_;
+};
+
+}  // namespace
+
 ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, uint64_t seed,
-                     size_t budget, const nlohmann::json& options, const std::vector<Config>& seed_configs) {
+                     size_t budget, const nlohmann::json& options, const std::vector<Config>& seed_configs,
+                     const ReplayLoop& loop) {
   StrategyContext ctx;
   ctx.space = &space.space();
   ctx.seed = seed;
@@ -40,25 +72,22 @@ ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, ui
   run.best_us.reserve(budget);
   double best = space.worst_us().value_or(std::numeric_limits<double>::infinity());
   bool any_success = false;
-  std::unordered_set<std::string> proposed;
-  while (run.evaluations < budget) {
-    auto batch = s->ask(1);
-    if (batch.empty()) break;  // the strategy has nothing left to propose
-    for (auto& c : batch) {
-      if (!proposed.insert(to_string(c)).second)
-        throw std::logic_error(strategy + " proposed " + to_string(c) + " twice");
-      const RecordedPoint* p = space.find(c);
-      if (!p) throw std::logic_error(strategy + " proposed " + to_string(c) + ", not in the space");
-      if (p->time_us && (!any_success || *p->time_us < best)) {
-        best = *p->time_us;
-        any_success = true;
-      }
-      run.best_us.push_back(best);
-      ++run.evaluations;
-      s->tell({std::move(c), p->time_us});
-      if (run.evaluations >= budget) break;
+  LoopRules rules;
+  rules.depth = std::max<size_t>(1, loop.depth);
+  rules.allowed = budget;
+  rules.plateau = loop.plateau;
+  rules.strict_duplicates = true;
+  LoopHooks hooks;
+  hooks.on_result = [&](const LoopResult& r) {
+    const auto& t = r.observation.time_us;
+    if (t && (!any_success || *t < best)) {
+      best = *t;
+      any_success = true;
     }
-  }
+    run.best_us.push_back(best);
+  };
+  RecordedEvaluator evaluator(space, strategy);
+  run.evaluations = run_search_loop(*s, evaluator, rules, {}, hooks).evaluated;
   return run;
 }
 
@@ -131,7 +160,9 @@ ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& 
   rep.seeds = options.seeds;
   rep.budget = options.budget == 0 || options.budget > space.size() ? space.size() : options.budget;
 
-  space.space().valid_configs();  // fill the space's cache before any thread reads it
+  const ReplayLoop loop{options.depth, options.plateau};
+  const size_t total_runs = strategies.size() * static_cast<size_t>(options.seeds);
+  size_t done_before = 0;
   std::vector<Config> starts;  // the seed configs the space holds
   for (const auto& c : options.seed_configs)
     if (space.find(c)) starts.push_back(c);
@@ -140,6 +171,7 @@ ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& 
     if (options.strategy_options.is_object() && options.strategy_options.contains(name))
       opts = options.strategy_options.at(name);
     std::vector<ReplayRun> runs(static_cast<size_t>(options.seeds));
+    std::atomic<size_t> finished{0};
     // Runs are independent: each thread takes the next seed; each result lands in its slot,
     // so the report is the same for any number of threads.
     std::atomic<size_t> next{0};
@@ -148,20 +180,32 @@ ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& 
     auto work = [&] {
       for (size_t i = next++; i < runs.size() && !failed; i = next++) {
         try {
-          runs[i] = replay_run(space, name, options.first_seed + i, rep.budget, opts, starts);
+          runs[i] = replay_run(space, name, options.first_seed + i, rep.budget, opts, starts, loop);
+          ++finished;
         } catch (...) {
           if (!failed.exchange(true)) error = std::current_exception();
         }
       }
     };
     // The first run alone surfaces a bad name or options before any thread starts.
-    runs[0] = replay_run(space, name, options.first_seed, rep.budget, opts, starts);
+    runs[0] = replay_run(space, name, options.first_seed, rep.budget, opts, starts, loop);
     next = 1;
+    finished = 1;
     unsigned threads = std::max(1u, std::min<unsigned>(options.threads, 64));
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
+    if (options.on_run) {
+      // This thread reports progress while the pool runs.
+      pool.emplace_back(work);
+      while (finished < runs.size() && !failed) {
+        options.on_run(done_before + finished, total_runs);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    } else {
+      work();
+    }
     for (auto& t : pool) t.join();
+    done_before += runs.size();
     if (error) std::rethrow_exception(error);
     rep.strategies.push_back(summarize(space, name, runs, rep.budget, options.tolerances));
   }

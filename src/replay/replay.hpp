@@ -1,8 +1,11 @@
-// Replay: runs strategies offline against a recorded space (ask one, look up, tell), for many
-// seeds, and measures how fast each gets close to the recorded optimum. Back end of
-// `kforge replay`; the report formats are in replay/report.hpp.
+// Replay: runs strategies offline against a recorded space, for many seeds, through the same
+// search loop as a live campaign (campaign/search_loop.hpp: as many configs in flight as a
+// campaign keeps, outcomes told late, budgets and plateau), with a recorded evaluator that
+// answers in dispatch order, one per loop turn, as a GPU would. Measures how fast each strategy
+// gets close to the recorded optimum. Back end of `kforge replay`; reports in replay/report.hpp.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,12 @@ struct ReplayOptions {
   // Where every run starts (StrategyContext::seeds), e.g. the best configs of a neighbouring
   // shape; configs the recorded space does not hold are dropped by replay().
   std::vector<Config> seed_configs;
+  // The search loop's rules: configs in flight (1: ask one, tell it, ask again; a campaign on
+  // one GPU keeps campaign_depth(1, 0) = 4) and the plateau stop (0: off).
+  size_t depth = 1;
+  size_t plateau = 0;
+  // Called from the calling thread after each finished run (done, total), for progress lines.
+  std::function<void(size_t, size_t)> on_run;
 };
 
 // One run: best-so-far time after each evaluation (index k: after k + 1 evaluations). Before
@@ -61,9 +70,13 @@ struct ReplayReport {
 
 // Runs one strategy once. Throws std::invalid_argument for an unknown strategy or options,
 // and std::logic_error if the strategy proposes a config twice or one outside the space.
+struct ReplayLoop {
+  size_t depth = 1;
+  size_t plateau = 0;
+};
 ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, uint64_t seed,
                      size_t budget, const nlohmann::json& options = nlohmann::json::object(),
-                     const std::vector<Config>& seed_configs = {});
+                     const std::vector<Config>& seed_configs = {}, const ReplayLoop& loop = {});
 
 // Throws std::invalid_argument if the space has no successful config (no optimum).
 ReplayReport replay(const RecordedSpace& space, const std::vector<std::string>& strategies,

@@ -1,6 +1,9 @@
-// SearchSpace: enumeration, sampling, neighbourhoods and repair over finite ordered domains.
+// SearchSpace: domains, encoding, validity, neighbourhoods and repair over finite ordered
+// domains (the walks and the samplers are in space_walk.cpp, the nearest search in
+// space_nearest.cpp).
 #include "space/space.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -19,6 +22,15 @@ SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixVa
     for (size_t j = 0; j < i; ++j)
       if (params_[j].name == params_[i].name)
         throw std::invalid_argument("parameter '" + params_[i].name + "' declared twice");
+    auto& w = params_[i].weights;
+    if (!w.empty() && w.size() != params_[i].values.size())
+      throw std::invalid_argument("parameter '" + params_[i].name + "': " + std::to_string(w.size()) +
+                                  " prior weights for " + std::to_string(params_[i].values.size()) + " values");
+    for (double x : w)
+      if (!(x >= 0) || !std::isfinite(x))
+        throw std::invalid_argument("parameter '" + params_[i].name + "': prior weights must be finite and >= 0");
+    // All zero says nothing about order: the same as no prior.
+    if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0; })) w.clear();
   }
 }
 
@@ -66,6 +78,15 @@ Config SearchSpace::decode(const std::vector<int>& idx) const {
   return c;
 }
 
+bool SearchSpace::prefix_ok(const Config& prefix, size_t depth) const {
+  return !prefix_valid_ || prefix_valid_(prefix, depth);
+}
+
+bool SearchSpace::leaf_ok(const Config& c) const {
+  if (leaf_valid_) return leaf_valid_(c);
+  return !valid_ || valid_(c);
+}
+
 bool SearchSpace::valid(const Config& c) const {
   try {
     encode(c);  // in the domain, with exactly the space's parameters
@@ -73,39 +94,6 @@ bool SearchSpace::valid(const Config& c) const {
     return false;
   }
   return !valid_ || valid_(c);
-}
-
-const std::vector<Config>& SearchSpace::valid_configs() const {
-  if (valid_cache_) return *valid_cache_;
-  std::vector<Config> out;
-  // Depth-first over the parameters in order, values in domain order, so the result is in
-  // lexicographic index order; a prefix the PrefixValidity rejects is not extended (for the
-  // attention family that skips most of a product of millions). With no parameters the
-  // product holds exactly one (empty) config.
-  Config prefix;
-  auto walk = [&](auto&& self, size_t depth) -> void {
-    if (depth == params_.size()) {
-      if (leaf_valid_ ? leaf_valid_(prefix) : (!valid_ || valid_(prefix))) out.push_back(prefix);
-      return;
-    }
-    const auto& p = params_[depth];
-    for (const auto& value : p.values) {
-      prefix.insert_or_assign(p.name, value);
-      if (depth + 1 < params_.size() && prefix_valid_ && !prefix_valid_(prefix, depth + 1)) continue;
-      self(self, depth + 1);
-    }
-    prefix.erase(p.name);
-  };
-  walk(walk, 0);
-  valid_cache_ = std::move(out);
-  return *valid_cache_;
-}
-
-std::optional<Config> SearchSpace::random_valid(std::mt19937_64& rng) const {
-  const auto& all = valid_configs();
-  if (all.empty()) return std::nullopt;
-  std::uniform_int_distribution<size_t> pick(0, all.size() - 1);
-  return all[pick(rng)];
 }
 
 std::vector<Config> SearchSpace::neighbours(const Config& c) const {
@@ -123,12 +111,14 @@ std::vector<Config> SearchSpace::neighbours(const Config& c) const {
   return out;
 }
 
-std::optional<Config> SearchSpace::repair(const Config& c) const {
+std::optional<Config> SearchSpace::repair(const Config& c, size_t max_checks) const {
   if (valid(c)) return c;
-  // Where the config is, per parameter, as an index. A numeric value
-  // outside the domain is placed at its numerically nearest value; a missing or unknown
-  // categorical value constrains nothing (-1: every index is at distance 0).
-  std::vector<int> where(params_.size(), -1);
+  // Where the config is, per parameter, as an index. A numeric value outside the domain is
+  // placed at its numerically nearest value; a missing or unknown categorical value
+  // constrains nothing (-1: every index is at distance 0).
+  NearestQuery q;
+  q.target.assign(params_.size(), -1);
+  q.max_checks = max_checks;
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto& p = params_[i];
     auto it = c.find(p.name);
@@ -136,32 +126,18 @@ std::optional<Config> SearchSpace::repair(const Config& c) const {
     double best_gap = std::numeric_limits<double>::infinity();
     for (size_t k = 0; k < p.values.size(); ++k) {
       if (p.values[k] == it->second) {
-        where[i] = static_cast<int>(k);
+        q.target[i] = static_cast<int>(k);
         break;
       }
       if (is_string(it->second) || is_string(p.values[k])) continue;
       const double gap = std::fabs(as_double(p.values[k]) - as_double(it->second));
       if (gap < best_gap) {
         best_gap = gap;
-        where[i] = static_cast<int>(k);
+        q.target[i] = static_cast<int>(k);
       }
     }
   }
-  const auto& all = valid_configs();
-  const Config* best = nullptr;
-  long best_distance = std::numeric_limits<long>::max();
-  for (const auto& candidate : all) {
-    const std::vector<int> idx = encode(candidate);
-    long distance = 0;
-    for (size_t i = 0; i < idx.size(); ++i)
-      if (where[i] >= 0) distance += std::abs(idx[i] - where[i]);
-    if (distance < best_distance) {  // strict: ties keep the earlier config
-      best_distance = distance;
-      best = &candidate;
-    }
-  }
-  if (!best) return std::nullopt;
-  return *best;
+  return nearest(q);
 }
 
 }  // namespace kf

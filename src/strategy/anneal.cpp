@@ -121,10 +121,25 @@ class Anneal final : public Strategy {
       return;  // a known config outside this space
     }
     std::shuffle(nbrs.begin(), nbrs.end(), rng_);
+    // The spec's prior: no step onto a value it tries last; the walk reaches those only
+    // through its random jumps, which take them after everything else.
+    const size_t here = last_values(at.config);
+    std::erase_if(nbrs, [&](const Config& c) { return last_values(c) > here; });
     for (auto& c : nbrs) {
       if (out.size() >= n) break;
       if (seen_.insert(c)) out.push_back(std::move(c));
     }
+  }
+
+  size_t last_values(const Config& c) const {
+    size_t n = 0;
+    for (const auto& p : space_.params()) {
+      auto it = c.find(p.name);
+      if (it == c.end()) continue;
+      for (size_t v = 0; v < p.values.size(); ++v)
+        if (p.values[v] == it->second) n += tried_last(p, v) ? 1 : 0;
+    }
+    return n;
   }
 
   void jump(std::vector<Config>& out) {

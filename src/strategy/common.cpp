@@ -55,70 +55,13 @@ double Options::get_double(const std::string& name, double def, double min, doub
   return v;
 }
 
-ValidIndex::ValidIndex(const SearchSpace& space)
-    : configs_(&space.valid_configs()), width_(space.params().size()) {
-  encoded_.reserve(configs_->size() * width_);
-  by_key_.reserve(configs_->size());
-  for (size_t i = 0; i < configs_->size(); ++i) {
-    auto idx = space.encode((*configs_)[i]);
-    encoded_.insert(encoded_.end(), idx.begin(), idx.end());
-    by_key_.emplace(to_string((*configs_)[i]), i);
-  }
-  seen_.assign(configs_->size(), 0);
-}
-
-bool ValidIndex::insert(const Config& c) {
-  if (!keys_.insert(c)) return false;
-  auto it = by_key_.find(to_string(c));
-  if (it != by_key_.end()) seen_[it->second] = 1;
-  return true;
-}
-
-std::optional<size_t> ValidIndex::nearest_unseen(const std::vector<int>& idx,
-                                                 const std::vector<bool>& categorical,
-                                                 std::mt19937_64& rng) const {
-  std::optional<size_t> chosen;
-  long best = std::numeric_limits<long>::max();
-  size_t ties = 0;
-  for (size_t i = 0; i < size(); ++i) {
-    if (seen_[i]) continue;
-    const int* e = &encoded_[i * width_];
-    long d = 0;
-    for (size_t p = 0; p < width_ && d <= best; ++p)
-      d += categorical[p] ? (e[p] != idx[p]) : std::abs(e[p] - idx[p]);
-    if (d < best) {
-      best = d;
-      chosen = i;
-      ties = 1;
-    } else if (d == best && std::uniform_int_distribution<size_t>(0, ties++)(rng) == 0) {
-      chosen = i;  // reservoir sampling: each tied config equally likely
-    }
-  }
-  return chosen;
-}
-
 std::optional<Config> UnseenSampler::draw(std::mt19937_64& rng, const SeenSet& seen) {
-  if (!listing_) {
-    for (int i = 0; i < kMaxRejections; ++i) {
-      auto c = space_->random_valid(rng);
-      if (!c) return std::nullopt;  // the space has no valid config at all
-      if (!seen.contains(*c)) return c;
-    }
-    listing_ = true;
-    order_.resize(space_->valid_configs().size());
-    std::iota(order_.begin(), order_.end(), size_t{0});
-    next_ = 0;
+  for (int i = 0; i < kMaxRejections; ++i) {
+    auto c = space_->random_valid(rng);
+    if (!c) return std::nullopt;  // the space has no valid config at all
+    if (!seen.contains(*c)) return c;
   }
-  // Lazy Fisher-Yates: each step picks uniformly among the indices not drawn yet; seen
-  // ones are discarded for good (a config never becomes unseen again).
-  const auto& all = space_->valid_configs();
-  while (next_ < order_.size()) {
-    std::uniform_int_distribution<size_t> pick(next_, order_.size() - 1);
-    std::swap(order_[next_], order_[pick(rng)]);
-    const Config& c = all[order_[next_++]];
-    if (!seen.contains(c)) return c;
-  }
-  return std::nullopt;
+  return space_->random_valid(rng, [&](const Config& c) { return !seen.contains(c); });
 }
 
 void take_seeds(const SearchSpace& space, const std::vector<Config>& seeds, SeenSet& seen,

@@ -52,53 +52,24 @@ class Options {
   nlohmann::json options_;
 };
 
-// The valid configs of a space, encoded once, with a lookup by canonical key and a record of
-// which have been seen. Strategies that search by distance (evo's repair) use it instead of
-// re-encoding configs on every query.
-class ValidIndex {
- public:
-  explicit ValidIndex(const SearchSpace& space);
-  size_t size() const { return configs_->size(); }
-  const Config& config(size_t i) const { return (*configs_)[i]; }
-  // Marks c seen; returns false if it was seen before. Configs outside the valid set are
-  // remembered too (they can never be proposed, but a caller may ask).
-  bool insert(const Config& c);
-  bool seen(const Config& c) const { return keys_.contains(c); }
-  bool seen(size_t i) const { return seen_[i] != 0; }
-  // The unseen valid config nearest to idx (an index vector, valid or not): least sum of
-  // per-parameter distances, where an ordered parameter counts index steps and a
-  // categorical one (categorical[p]) counts 1 for any other value. Ties are broken at
-  // random, so repeated repairs spread out. nullopt when every valid config is seen.
-  std::optional<size_t> nearest_unseen(const std::vector<int>& idx,
-                                       const std::vector<bool>& categorical,
-                                       std::mt19937_64& rng) const;
-
- private:
-  const std::vector<Config>* configs_;
-  size_t width_;
-  std::vector<int> encoded_;  // size() x width_
-  std::unordered_map<std::string, size_t> by_key_;
-  std::vector<char> seen_;
-  SeenSet keys_;
-};
-
-// Draws valid configs that are not in a SeenSet, uniformly among those that remain.
-// It first rejects seen draws of SearchSpace::random_valid (cheap while most of the space is
-// unseen); after repeated collisions it switches for good to a lazily shuffled list of all
-// valid configs, so draws stay uniform and it reports exhaustion exactly.
+// Draws valid configs that are not in a SeenSet. It first rejects seen draws of
+// SearchSpace::random_valid (cheap while most of the space is unseen, and then distributed
+// as random_valid is); after repeated collisions it lets the descent itself skip seen configs,
+// which walks a small space to the end, so it reports exhaustion exactly. Never lists the space.
 class UnseenSampler {
  public:
   explicit UnseenSampler(const SearchSpace& space) : space_(&space) {}
-  // nullopt only when every valid config has been seen. Does not insert into seen.
+  // nullopt only when every valid config has been seen. Does not insert into seen. Throws
+  // SpaceBudgetError when the descent found nothing within its budget.
   std::optional<Config> draw(std::mt19937_64& rng, const SeenSet& seen);
 
  private:
   static constexpr int kMaxRejections = 32;
   const SearchSpace* space_;
-  bool listing_ = false;
-  std::vector<size_t> order_;  // indices into valid_configs(); [next_, end) not yet drawn
-  size_t next_ = 0;
 };
+
+// Whether value v of p is one the spec's prior says to try last (weight 0).
+inline bool tried_last(const ParamSpec& p, size_t v) { return !p.weights.empty() && p.weights[v] == 0; }
 
 // Appends to out the configs of seeds that are valid (repaired when not) and unseen, in
 // order, marking them seen, until out holds limit configs.

@@ -3,10 +3,14 @@
 // survivors are the best of parents and children (elitist "mu + lambda"), which suits
 // budgets of a few hundred evaluations better than full replacement.
 //
-// Children are repaired to the nearest valid config that has not been seen (same distance
-// as SearchSpace::repair, but seen configs are skipped and ties broken at random), so a
+// Children are repaired to the nearest valid config that has not been seen (a bounded search
+// outward from the child, SearchSpace::nearest: a categorical parameter counts 1 per change,
+// an ordered one its index steps; seen configs are skipped and ties broken at random), so a
 // child never wastes an evaluation on a repeat: a converged population turns into a local
-// search around the best configs instead of stalling.
+// search around the best configs instead of stalling. The spec's prior shapes mutation (a
+// parameter jumps to a value with probability proportional to its weight; values of weight 0
+// are left out while others remain) and repair (such a value is taken only where nothing
+// else is near).
 //
 // Options (ctx.options): population (8), tournament (3), elite (2: one neighbour child of
 // each of the best two per generation), crossover_rate (0.7), mutation_rate (0.3, adapted
@@ -32,7 +36,7 @@ struct Individual {
 class Evo final : public Strategy {
  public:
   explicit Evo(const StrategyContext& ctx)
-      : space_(*ctx.space), index_(*ctx.space), rng_(make_rng(ctx.seed, "evo")) {
+      : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")) {
     Options o("evo", ctx.options,
               {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
                "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after"});
@@ -55,7 +59,7 @@ class Evo final : public Strategy {
                                          [](const Value& v) { return is_string(v); }));
     }
     for (const auto& k : ctx.known) {
-      index_.insert(k.config);
+      seen_.insert(k.config);
       if (told_.insert(k.config)) add_result(k);
     }
     // First generation: the seeds in priority order, then random valid configs, enough to
@@ -68,7 +72,7 @@ class Evo final : public Strategy {
     SeenSet seeded;  // known configs are skipped here, so the next seeds take their places
     for (const auto& k : ctx.known) seeded.insert(k.config);
     take_seeds(space_, ctx.seeds, seeded, gen, std::max(open, pop_size_ / 2));
-    std::erase_if(gen, [&](const Config& c) { return !index_.insert(c); });
+    std::erase_if(gen, [&](const Config& c) { return !seen_.insert(c); });
     fill_random(gen, open);
     pending_.assign(gen.begin(), gen.end());
   }
@@ -92,7 +96,7 @@ class Evo final : public Strategy {
   // A repeated tell of the same config (a retried evaluation echoed twice) is ignored: a
   // second copy in the population would only skew the tournaments.
   void tell(const Observation& o) override {
-    index_.insert(o.config);
+    seen_.insert(o.config);
     if (told_.insert(o.config)) add_result(o);
   }
 
@@ -145,21 +149,41 @@ class Evo final : public Strategy {
   // probability jump_ it takes any value instead, because performance is often not smooth
   // in a parameter (a power-of-two block size beats both of its neighbours). A categorical
   // one always takes any other value: its order means nothing.
+  // The values parameter p may move to from `from`, with their prior weights: every other
+  // value of positive weight (weight 0 only where no other value has any).
+  std::vector<std::pair<int, double>> targets(size_t p, int from) const {
+    const ParamSpec& spec = space_.params()[p];
+    std::vector<std::pair<int, double>> out;
+    for (size_t v = 0; v < spec.values.size(); ++v)
+      if (static_cast<int>(v) != from && !tried_last(spec, v)) out.emplace_back(static_cast<int>(v), spec.weight(v));
+    if (out.empty())
+      for (size_t v = 0; v < spec.values.size(); ++v)
+        if (static_cast<int>(v) != from) out.emplace_back(static_cast<int>(v), 1.0);
+    return out;
+  }
+
   void mutate(std::vector<int>& idx, size_t k) {
     std::vector<size_t> movable;
     for (size_t i = 0; i < idx.size(); ++i)
-      if (space_.params()[i].values.size() > 1) movable.push_back(i);
+      if (!targets(i, idx[i]).empty()) movable.push_back(i);
     std::shuffle(movable.begin(), movable.end(), rng_);
     if (movable.size() > k) movable.resize(k);
     std::bernoulli_distribution coin_jump(jump_);
     for (size_t p : movable) {
-      int size = static_cast<int>(space_.params()[p].values.size());
+      const auto to = targets(p, idx[p]);
       if (categorical_[p] || coin_jump(rng_)) {
-        int other = std::uniform_int_distribution<int>(0, size - 2)(rng_);
-        idx[p] = other >= idx[p] ? other + 1 : other;
+        std::vector<double> w;
+        for (const auto& t : to) w.push_back(t.second);
+        idx[p] = to[std::discrete_distribution<size_t>(w.begin(), w.end())(rng_)].first;
       } else {
-        bool up = idx[p] == 0 || (idx[p] < size - 1 && std::bernoulli_distribution(0.5)(rng_));
-        idx[p] += up ? 1 : -1;
+        // The nearest allowed value below or above, either side equally likely.
+        int below = -1, above = -1;
+        for (const auto& t : to) {
+          if (t.first < idx[p]) below = t.first;
+          if (t.first > idx[p] && above < 0) above = t.first;
+        }
+        bool up = below < 0 || (above >= 0 && std::bernoulli_distribution(0.5)(rng_));
+        idx[p] = up ? above : below;
       }
     }
   }
@@ -185,30 +209,30 @@ class Evo final : public Strategy {
   }
 
   // Adds the unseen valid config nearest to idx; false when the space is exhausted.
+  // Where the bounded search finds nothing near (a sparse corner of the space), a random
+  // unseen config takes the child's place.
   bool add_nearest(const std::vector<int>& idx, std::vector<Config>& out) {
-    auto i = index_.nearest_unseen(idx, categorical_, rng_);
-    if (!i) return false;
-    index_.insert(index_.config(*i));
-    out.push_back(index_.config(*i));
+    SearchSpace::NearestQuery q;
+    q.target = idx;
+    q.categorical = categorical_;
+    q.accept = [&](const Config& c) { return !seen_.contains(c); };
+    q.max_checks = kNearestChecks;
+    auto c = space_.nearest(q, &rng_);
+    if (!c) c = sampler_.draw(rng_, seen_);
+    if (!c) return false;
+    seen_.insert(*c);
+    out.push_back(std::move(*c));
     return true;
   }
 
   void fill_random(std::vector<Config>& out, size_t limit) {
-    while (out.size() < limit && index_.size() > 0) {
-      std::uniform_int_distribution<size_t> pick(0, index_.size() - 1);
-      size_t i = pick(rng_);
-      // Rejection while the space is mostly unseen, nearest-unseen (exact) once it is not.
-      for (int tries = 0; tries < 32 && index_.seen(i); ++tries) i = pick(rng_);
-      if (index_.seen(i)) {
-        if (!add_nearest(std::vector<int>(index_encoded(i)), out)) return;
-        continue;
-      }
-      index_.insert(index_.config(i));
-      out.push_back(index_.config(i));
+    while (out.size() < limit) {
+      auto c = sampler_.draw(rng_, seen_);
+      if (!c) return;
+      seen_.insert(*c);
+      out.push_back(std::move(*c));
     }
   }
-
-  std::vector<int> index_encoded(size_t i) const { return space_.encode(index_.config(i)); }
 
   void breed() {
     select();
@@ -235,8 +259,10 @@ class Evo final : public Strategy {
     pending_.assign(gen.begin(), gen.end());
   }
 
+  static constexpr size_t kNearestChecks = 20000;
   const SearchSpace& space_;
-  ValidIndex index_;  // also the record of configs seen
+  SeenSet seen_;  // proposed, told or known: never proposed again
+  UnseenSampler sampler_;
   SeenSet told_;      // configs whose outcome is known
   std::mt19937_64 rng_;
   size_t pop_size_, tournament_, elite_;

@@ -1,5 +1,7 @@
-// "exhaustive": every valid config once, in the space's enumeration order. The baseline that
-// defines the recorded optimum; also the right choice for spaces small enough to sweep.
+// "exhaustive": every valid config once, in the order of a depth-first walk of the space
+// (lexicographic by index; values the spec's prior tries last come after all the others).
+// The baseline that defines the recorded optimum; also the right choice for spaces small
+// enough to sweep. The walk is streamed: constant memory, the first config at once.
 #include "strategy/common.hpp"
 #include "strategy/strategies.hpp"
 
@@ -8,7 +10,7 @@ namespace {
 
 class Exhaustive final : public Strategy {
  public:
-  explicit Exhaustive(const StrategyContext& ctx) : space_(*ctx.space) {
+  explicit Exhaustive(const StrategyContext& ctx) : walk_(*ctx.space, /*prefer_priors=*/true) {
     Options("exhaustive", ctx.options, {});
     for (const auto& o : ctx.known) seen_.insert(o.config);
   }
@@ -18,19 +20,18 @@ class Exhaustive final : public Strategy {
   // min(n, configs left). Empty means every valid config has been proposed or was known.
   std::vector<Config> ask(size_t n) override {
     std::vector<Config> out;
-    const auto& all = space_.valid_configs();
-    while (out.size() < n && next_ < all.size()) {
-      const Config& c = all[next_++];
-      if (seen_.insert(c)) out.push_back(c);
+    while (out.size() < n) {
+      auto c = walk_.next();
+      if (!c) break;
+      if (seen_.insert(*c)) out.push_back(std::move(*c));
     }
     return out;
   }
   void tell(const Observation& o) override { seen_.insert(o.config); }
 
  private:
-  const SearchSpace& space_;
+  SpaceWalker walk_;
   SeenSet seen_;
-  size_t next_ = 0;
 };
 
 }  // namespace

@@ -78,7 +78,7 @@ TEST(FaultyCampaignGpu, EveryVariantClassifiedAndNothingLost) {
   EXPECT_EQ(out.status, "done");
 
   const DeviceLimits dev = gpu::open_device(0);
-  const size_t valid = make_space(family, shape, dev).valid_configs().size();
+  const size_t valid = make_space(family, shape, dev).enumerate_valid().size();
   const auto evals = store.evaluations("faulty", shape, std::nullopt, out.campaign_id);
   EXPECT_EQ(evals.size(), valid);  // each valid config once: none lost, none repeated
   EXPECT_TRUE(store.close_interrupted(out.campaign_id).empty());  // no attempt left open

@@ -45,7 +45,7 @@ struct CampaignFixture : ::testing::Test {
   }
   size_t valid_configs() {
     DeviceLimits d = DeviceLimits::for_arch("sm_90");
-    return make_space(family, shape, d).valid_configs().size();
+    return make_space(family, shape, d).enumerate_valid().size();
   }
 };
 
@@ -129,7 +129,7 @@ TEST_F(CampaignFixture, ConfigsRecordedWithAnotherKernelSourceRunAgain) {
 // `best` and `export` take the fastest result of a current kernel over a faster one timed with an older
 // source, and fall back to the stale one (marked) only when nothing current exists.
 TEST_F(CampaignFixture, BestPrefersResultsOfTheCurrentKernels) {
-  const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).valid_configs();
+  const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).enumerate_valid();
   ASSERT_GE(configs.size(), 2u);
   auto result = [&](const Config& c, double us, const std::string& hash) {
     EvaluationRecord e;
@@ -217,7 +217,7 @@ TEST_F(CampaignFixture, ResumeRetriesAnInterruptedAttemptOnce) {
   }();
   const SearchSpace space = make_space(family, shape, fake);
   Config in_flight;
-  for (const auto& c : space.valid_configs())
+  for (const auto& c : space.enumerate_valid())
     if (!store.evaluated_config_keys(family.name, shape, device_key(fake)).count(to_string(c))) {
       in_flight = c;
       break;

@@ -488,8 +488,8 @@ void expect_pruned_equals_filtered(const Family& f, const char* arch, const char
   const Shape s = parse_shape(f, shape_text);
   const SearchSpace space = make_space(f, s, dev);
   const SearchSpace unpruned(f.params, [&](const Config& c) { return !violated_constraint(f, c, s, dev); });
-  EXPECT_EQ(space.valid_configs(), unpruned.valid_configs()) << arch << " " << shape_text;
-  EXPECT_FALSE(space.valid_configs().empty());
+  EXPECT_EQ(space.enumerate_valid(), unpruned.enumerate_valid()) << arch << " " << shape_text;
+  EXPECT_FALSE(space.enumerate_valid().empty());
 }
 }  // namespace
 
@@ -517,12 +517,18 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProductOnAttention) {
       // f32 is constrained by nothing; pair and poly are constrained differently
       {"EXP2", {std::string("pair"), std::string("poly")}}};
   for (auto& p : sdpa.params)
-    if (auto it = narrow.find(p.name); it != narrow.end()) p.values = it->second;
+    if (auto it = narrow.find(p.name); it != narrow.end()) {
+      p.values = it->second;
+      p.weights.clear();  // the prior's weights are per value of the full domain
+    }
   // sm_90, D 64: the TMA ring, multicast and row ping-pong are valid there
   expect_pruned_equals_filtered(sdpa, "sm_90", "B=2,H=8,S=512,D=64,causal=1,dtype=bf16");
   // sm_89 rejects all three; one value each keeps that product small
   for (auto& p : sdpa.params)
-    if (p.name == "KV_LOAD" || p.name == "KV_MCAST" || p.name == "WG_PINGPONG") p.values.resize(1);
+    if (p.name == "KV_LOAD" || p.name == "KV_MCAST" || p.name == "WG_PINGPONG") {
+      p.values.resize(1);
+      p.weights.clear();
+    }
   expect_pruned_equals_filtered(sdpa, "sm_89", "B=1,H=2,S=77,D=64,causal=0,dtype=bf16");
 }
 
@@ -531,20 +537,20 @@ TEST(FamilySpace, ValidCountsMatchHandCounts) {
   // 3 BLOCK x 3 VEC x 2 MODE = 18; unrolled needs VEC >= 2, which removes 3 configs.
   const SearchSpace big = make_space(toy(), shape(4096, "f16"), h100);
   EXPECT_EQ(big.cardinality(), 18u);
-  EXPECT_EQ(big.valid_configs().size(), 15u);
-  EXPECT_EQ(big.valid_configs().front(), cfg(64, 1, "plain"));
+  EXPECT_EQ(big.enumerate_valid().size(), 15u);
+  EXPECT_EQ(big.enumerate_valid().front(), cfg(64, 1, "plain"));
   // N odd: VEC must be 1, so only plain: 3 configs.
-  EXPECT_EQ(make_space(toy(), shape(1001, "f16"), h100).valid_configs().size(), 3u);
+  EXPECT_EQ(make_space(toy(), shape(1001, "f16"), h100).enumerate_valid().size(), 3u);
   // N = 1002: VEC 1 or 2: plain 3*2 + unrolled 3*1 = 9.
-  EXPECT_EQ(make_space(toy(), shape(1002, "f16"), h100).valid_configs().size(), 9u);
+  EXPECT_EQ(make_space(toy(), shape(1002, "f16"), h100).enumerate_valid().size(), 9u);
   // smem limit 512 bytes with f32: BLOCK*VEC <= 128 -> (64,1), (64,2), (128,1) plain + (64,2) unrolled.
   DeviceLimits tiny = h100;
   tiny.smem_optin = 512;
-  EXPECT_EQ(make_space(toy(), shape(4096, "f32"), tiny).valid_configs().size(), 4u);
+  EXPECT_EQ(make_space(toy(), shape(4096, "f32"), tiny).enumerate_valid().size(), 4u);
   // max_threads 64: BLOCK = 64 only: plain 3 + unrolled 2.
   DeviceLimits narrow = h100;
   narrow.max_threads = 64;
-  EXPECT_EQ(make_space(toy(), shape(4096, "f16"), narrow).valid_configs().size(), 5u);
+  EXPECT_EQ(make_space(toy(), shape(4096, "f16"), narrow).enumerate_valid().size(), 5u);
 }
 
 TEST(FamilySpace, OutlivesTheFamilyItWasMadeFrom) {
@@ -553,7 +559,7 @@ TEST(FamilySpace, OutlivesTheFamilyItWasMadeFrom) {
     const Family copy = toy();
     space.emplace(make_space(copy, shape(4096, "f16"), DeviceLimits::for_arch("sm_90")));
   }
-  EXPECT_EQ(space->valid_configs().size(), 15u);
+  EXPECT_EQ(space->enumerate_valid().size(), 15u);
 }
 
 // ---- launches -----------------------------------------------------------------------------------

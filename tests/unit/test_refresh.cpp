@@ -26,7 +26,7 @@ struct RefreshFixture : ::testing::Test {
     dir = fresh_test_dir("kforge_refresh");
     family = load_family(fs::path(KFORGE_TEST_DIR) / "families/toy/toy.json");
     shape = parse_shape(family, "N=4096,dtype=f16");
-    configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).valid_configs();
+    configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).enumerate_valid();
   }
   void TearDown() override { fs::remove_all(dir); }
 

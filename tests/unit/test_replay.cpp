@@ -36,7 +36,7 @@ TEST(RecordedSpace, ValidityIsWasRecorded) {
   EXPECT_EQ(r.size(), 7u);
   EXPECT_EQ(r.failed(), 1u);
   EXPECT_EQ(r.space().cardinality(), 8u);
-  EXPECT_EQ(r.space().valid_configs().size(), 7u);
+  EXPECT_EQ(r.space().enumerate_valid().size(), 7u);
   EXPECT_FALSE(r.space().valid(parse_assignment("X=4,Y=2")));
   EXPECT_TRUE(r.space().valid(parse_assignment("X=3,Y=1")));  // failed, but recorded
   ASSERT_NE(r.optimum(), nullptr);
@@ -48,7 +48,7 @@ TEST(RecordedSpace, ValidityIsWasRecorded) {
   EXPECT_EQ(r.find(parse_assignment("X=4,Y=2")), nullptr);
   // Copies stay consistent (the validity predicate shares the index).
   RecordedSpace copy = r;
-  EXPECT_EQ(copy.space().valid_configs().size(), 7u);
+  EXPECT_EQ(copy.space().enumerate_valid().size(), 7u);
 }
 
 TEST(RecordedSpace, DuplicatesKeepTheFastestAndBadPointsThrow) {
@@ -212,4 +212,32 @@ TEST(Replay, KernelTunerSamples) {
     }
     EXPECT_EQ(to_json(replay(r, strategy_names(), 20, 0)).dump(), to_json(rep).dump()) << file;
   }
+}
+
+// Replay runs a campaign's loop: with several configs in flight the strategy hears outcomes
+// late (so the proposals differ from ask-one-tell-one), every config is still evaluated once,
+// the budget counts dispatches, and a plateau stops a run.
+TEST(Replay, RunsTheCampaignLoop) {
+  RecordedSpace r = tiny();
+  const ReplayRun deep = replay_run(r, "exhaustive", 1, 0, nlohmann::json::object(), {}, {4, 0});
+  EXPECT_EQ(deep.evaluations, 7u);
+  EXPECT_EQ(deep.best_us.size(), 7u);
+  EXPECT_EQ(replay_run(r, "random", 1, 5, nlohmann::json::object(), {}, {4, 0}).evaluations, 5u);
+  // A plateau of 2: the exhaustive order finds its best (11) first, then two more end the run
+  // (configs in flight when it stops are still evaluated).
+  const ReplayRun stopped = replay_run(r, "exhaustive", 1, 0, nlohmann::json::object(), {}, {1, 2});
+  EXPECT_EQ(stopped.evaluations, 3u);
+  const ReplayRun stopped_deep = replay_run(r, "exhaustive", 1, 0, nlohmann::json::object(), {}, {4, 2});
+  EXPECT_GE(stopped_deep.evaluations, 3u);
+  EXPECT_LE(stopped_deep.evaluations, 6u);
+  // Late tells change what evo proposes on a real space; each depth is deterministic.
+  RecordedSpace conv = import_recorded(std::string(KFORGE_TEST_DIR) + "/data/kernel_tuner_convolution_MI50_times.json");
+  bool differs = false;
+  for (uint64_t seed = 1; seed <= 3 && !differs; ++seed) {
+    const auto shallow = replay_run(conv, "evo", seed, 60, nlohmann::json::object(), {}, {1, 0});
+    const auto deep4 = replay_run(conv, "evo", seed, 60, nlohmann::json::object(), {}, {4, 0});
+    EXPECT_EQ(deep4.best_us, replay_run(conv, "evo", seed, 60, nlohmann::json::object(), {}, {4, 0}).best_us);
+    differs = shallow.best_us != deep4.best_us;
+  }
+  EXPECT_TRUE(differs) << "the depth has no effect";
 }

@@ -1,6 +1,7 @@
-// SearchSpace: enumeration counts, encoding, sampling, neighbours and repair.
+// SearchSpace: walks and counts, encoding, sampling (distribution, priors, budget), neighbours and repair.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -19,6 +20,14 @@ std::vector<ParamSpec> tile_params() {
 }
 
 // BLOCK_M % (16 * WARPS) == 0, and wmma needs BLOCK_M >= 32.
+SearchSpace::Validity space_validity_all_sevens() {
+  return [](const Config& c) {
+    for (const auto& [name, v] : c)
+      if (std::get<int64_t>(v) != 7) return false;
+    return true;
+  };
+}
+
 bool tile_rule(const Config& c) {
   const int64_t bm = std::get<int64_t>(c.at("BLOCK_M"));
   const int64_t w = std::get<int64_t>(c.at("WARPS"));
@@ -40,7 +49,7 @@ TEST(SearchSpace, ValidConfigsMatchHandCount) {
   // Hand count of BLOCK_M % (16*WARPS) == 0: BM=16 -> W=1; 32 -> 1,2; 64 -> 1,2,4; 128 -> 1,2,4.
   // That is 9 (BM,W) pairs; simt keeps all 9, wmma drops BM=16 (1 pair): 9 + 8 = 17.
   SearchSpace space(tile_params(), tile_rule);
-  const auto& all = space.valid_configs();
+  const auto& all = space.enumerate_valid();
   EXPECT_EQ(all.size(), 17u);
   // Lexicographic by index, first parameter slowest.
   EXPECT_EQ(all.front(), cfg(16, 1, "simt"));
@@ -50,17 +59,22 @@ TEST(SearchSpace, ValidConfigsMatchHandCount) {
   for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(space.encode(all[i - 1]), space.encode(all[i]));
 }
 
-TEST(SearchSpace, ValidConfigsAreCached) {
+TEST(SearchSpace, WalkStreamsWithoutListing) {
+  // The first config comes after a handful of checks, not after a walk of the whole space.
   int calls = 0;
   SearchSpace space(tile_params(), [&](const Config& c) {
     ++calls;
     return tile_rule(c);
   });
-  space.valid_configs();
+  SpaceWalker walk(space);
+  EXPECT_EQ(walk.next(), cfg(16, 1, "simt"));
+  EXPECT_EQ(calls, 1);
+  size_t n = 1;
+  while (walk.next()) ++n;
+  EXPECT_EQ(n, 17u);
   EXPECT_EQ(calls, 24);
-  space.valid_configs();
-  EXPECT_EQ(calls, 24);
-  EXPECT_EQ(&space.valid_configs(), &space.valid_configs());
+  EXPECT_FALSE(walk.next().has_value());  // stays over
+  EXPECT_EQ(space.count_valid(), 17u);
 }
 
 TEST(SearchSpace, PrefixCheckPrunesWithoutChangingTheResult) {
@@ -81,20 +95,20 @@ TEST(SearchSpace, PrefixCheckPrunesWithoutChangingTheResult) {
         return std::get<int64_t>(prefix.at("BLOCK_M")) % (16 * std::get<int64_t>(prefix.at("WARPS"))) == 0;
       });
   SearchSpace plain(tile_params(), tile_rule);
-  EXPECT_EQ(pruned.valid_configs(), plain.valid_configs());
+  EXPECT_EQ(pruned.enumerate_valid(), plain.enumerate_valid());
   EXPECT_EQ(full_calls, 18);  // 9 (BLOCK_M, WARPS) prefixes survive, times 2 MMA values
   EXPECT_EQ(depths.size(), 4u + 12u);  // never asked about a complete config
 }
 
 TEST(SearchSpace, NoPredicateOrNoParams) {
   SearchSpace everything(tile_params(), nullptr);
-  EXPECT_EQ(everything.valid_configs().size(), 24u);
+  EXPECT_EQ(everything.enumerate_valid().size(), 24u);
   SearchSpace empty({}, nullptr);
   EXPECT_EQ(empty.cardinality(), 1u);
-  ASSERT_EQ(empty.valid_configs().size(), 1u);
-  EXPECT_TRUE(empty.valid_configs()[0].empty());
+  ASSERT_EQ(empty.enumerate_valid().size(), 1u);
+  EXPECT_TRUE(empty.enumerate_valid()[0].empty());
   SearchSpace none(tile_params(), [](const Config&) { return false; });
-  EXPECT_TRUE(none.valid_configs().empty());
+  EXPECT_TRUE(none.enumerate_valid().empty());
   std::mt19937_64 rng(1);
   EXPECT_FALSE(none.random_valid(rng).has_value());
   EXPECT_FALSE(none.repair(cfg(16, 4, "wmma")).has_value());
@@ -127,11 +141,16 @@ TEST(SearchSpace, ValidChecksDomainAndPredicate) {
   EXPECT_FALSE(space.valid(cfg(48, 1, "simt")));  // domain
 }
 
-TEST(SearchSpace, RandomValidIsUniformAndSeeded) {
+TEST(SearchSpace, RandomValidFollowsTheDescentAndIsSeeded) {
+  // The descent picks each parameter's value uniformly among those that can still complete
+  // (docs/architecture.md), so a config's chance is the product of 1/(live values) down its
+  // path: BLOCK_M 1/4 each; BM=16 has one live WARPS and one MMA (1/4); BM=32 two WARPS and
+  // two MMA (1/16 each); BM=64 and 128 three WARPS and two MMA (1/24 each).
   SearchSpace space(tile_params(), tile_rule);
   std::mt19937_64 a(42), b(42);
   std::map<std::string, int> counts;
-  for (int i = 0; i < 17000; ++i) {
+  const int n = 24000;
+  for (int i = 0; i < n; ++i) {
     const auto x = space.random_valid(a);
     ASSERT_TRUE(x.has_value());
     EXPECT_TRUE(space.valid(*x));
@@ -139,11 +158,105 @@ TEST(SearchSpace, RandomValidIsUniformAndSeeded) {
     ++counts[to_string(*x)];
   }
   EXPECT_EQ(counts.size(), 17u);
-  // Expected 1000 each; 5 sigma is about 160.
-  for (const auto& [name, n] : counts) {
-    EXPECT_GT(n, 840) << name;
-    EXPECT_LT(n, 1160) << name;
+  for (const auto& [name, k] : counts) {
+    const Config c = parse_assignment(name);
+    const int64_t bm = std::get<int64_t>(c.at("BLOCK_M"));
+    const double p = bm == 16 ? 1.0 / 4 : bm == 32 ? 1.0 / 16 : 1.0 / 24;
+    const double sigma = std::sqrt(n * p * (1 - p));
+    EXPECT_NEAR(k, n * p, 5 * sigma) << name;
   }
+}
+
+TEST(SearchSpace, PriorWeightsShapeTheDescent) {
+  // wmma weighs 3 times simt; where both complete, wmma is drawn 3 times in 4.
+  auto params = tile_params();
+  params[2].weights = {1.0, 3.0};
+  SearchSpace weighted(params, tile_rule);
+  std::mt19937_64 rng(7);
+  int wmma = 0, both = 0;
+  for (int i = 0; i < 8000; ++i) {
+    const Config c = *weighted.random_valid(rng);
+    if (std::get<int64_t>(c.at("BLOCK_M")) == 16) continue;  // only simt completes there
+    ++both;
+    wmma += std::get<std::string>(c.at("MMA")) == "wmma";
+  }
+  EXPECT_NEAR(static_cast<double>(wmma) / both, 0.75, 0.03);
+  // Weight 0: only where nothing else completes.
+  params[2].weights = {1.0, 0.0};
+  SearchSpace last(params, tile_rule);
+  for (int i = 0; i < 500; ++i) EXPECT_EQ(std::get<std::string>(last.random_valid(rng)->at("MMA")), "simt");
+  params[2].weights = {1.0};
+  EXPECT_THROW(SearchSpace(params, tile_rule), std::invalid_argument);
+  params[2].weights = {1.0, -1.0};
+  EXPECT_THROW(SearchSpace(params, tile_rule), std::invalid_argument);
+}
+
+TEST(SearchSpace, WalkWithPriorsTakesLastValuesLast) {
+  auto params = tile_params();
+  params[2].weights = {0.0, 1.0};  // simt last
+  SearchSpace space(params, tile_rule);
+  SpaceWalker walk(space, /*prefer_priors=*/true);
+  std::vector<Config> got;
+  while (auto c = walk.next()) got.push_back(*c);
+  ASSERT_EQ(got.size(), 17u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(std::get<std::string>(got[i].at("MMA")), "wmma") << i;
+  for (size_t i = 8; i < 17; ++i) EXPECT_EQ(std::get<std::string>(got[i].at("MMA")), "simt") << i;
+  std::set<std::string> unique;
+  for (const auto& c : got) unique.insert(to_string(c));
+  EXPECT_EQ(unique.size(), 17u);
+}
+
+TEST(SearchSpace, EstimateOfTheValidCount) {
+  SearchSpace space(tile_params(), tile_rule);
+  std::mt19937_64 rng(3);
+  EXPECT_NEAR(space.estimate_valid(rng, 4000), 17.0, 1.0);
+  SearchSpace none(tile_params(), [](const Config&) { return false; });
+  EXPECT_EQ(none.estimate_valid(rng, 50), 0.0);
+}
+
+TEST(SearchSpace, SamplingAHugeSparseSpaceIsBounded) {
+  // 10^12 configs, one of them valid, and no prefix check to find it: the descent gives up
+  // within its budget with a clear error instead of walking the product.
+  std::vector<ParamSpec> params;
+  for (int i = 0; i < 12; ++i) {
+    ParamSpec p{"P" + std::to_string(i), {}};
+    for (int v = 0; v < 10; ++v) p.values.push_back(I(v));
+    params.push_back(p);
+  }
+  SearchSpace space(params, [](const Config& c) {
+    for (const auto& [name, v] : c)
+      if (std::get<int64_t>(v) != 7) return false;
+    return true;
+  });
+  std::mt19937_64 rng(1);
+  try {
+    space.random_valid(rng, {}, 100000);
+    FAIL() << "no exception";
+  } catch (const SpaceBudgetError& e) {
+    EXPECT_NE(std::string(e.what()).find("100000 checks"), std::string::npos) << e.what();
+  }
+  // A prefix check makes the same config easy to find.
+  SearchSpace pruned(params, space_validity_all_sevens(), [](const Config& prefix, size_t) {
+    for (const auto& [name, v] : prefix)
+      if (std::get<int64_t>(v) != 7) return false;
+    return true;
+  });
+  EXPECT_EQ(std::get<int64_t>(pruned.random_valid(rng)->at("P11")), 7);
+}
+
+TEST(SearchSpace, NearestBreaksTiesAtRandomAndHonoursAccept) {
+  SearchSpace space(tile_params(), tile_rule);
+  SearchSpace::NearestQuery q;
+  q.target = {2, 1, 1};  // (64,2,wmma), valid: distance 0
+  EXPECT_EQ(space.nearest(q), cfg(64, 2, "wmma"));
+  q.accept = [](const Config& c) { return c != cfg(64, 2, "wmma"); };
+  // Distance 1: (32,2,wmma), (128,2,wmma), (64,1,wmma), (64,4,wmma), (64,2,simt).
+  std::set<std::string> got;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200; ++i) got.insert(to_string(*space.nearest(q, &rng)));
+  EXPECT_EQ(got.size(), 5u);
+  q.accept = [](const Config&) { return false; };
+  EXPECT_FALSE(space.nearest(q, &rng).has_value());
 }
 
 TEST(SearchSpace, NeighboursStepOneIndexAndStayValid) {

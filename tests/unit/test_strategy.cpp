@@ -55,7 +55,7 @@ std::vector<std::string> run(const std::string& name, const SearchSpace& space, 
 
 std::set<std::string> valid_keys(const SearchSpace& space) {
   std::set<std::string> keys;
-  for (const auto& c : space.valid_configs()) keys.insert(to_string(c));
+  for (const auto& c : space.enumerate_valid()) keys.insert(to_string(c));
   return keys;
 }
 
@@ -139,8 +139,9 @@ TEST_P(EveryStrategy, NeverProposesKnownConfigs) {
   SearchSpace space = small_space();
   StrategyContext ctx;
   std::set<std::string> known;
-  for (size_t i = 0; i < space.valid_configs().size(); i += 3) {
-    const auto& c = space.valid_configs()[i];
+  const auto all = space.enumerate_valid();
+  for (size_t i = 0; i < all.size(); i += 3) {
+    const auto& c = all[i];
     ctx.known.push_back({c, outcome(c)});
     known.insert(to_string(c));
   }
@@ -148,7 +149,7 @@ TEST_P(EveryStrategy, NeverProposesKnownConfigs) {
   std::set<std::string> unique(got.begin(), got.end());
   EXPECT_EQ(unique.size(), got.size());
   for (const auto& k : got) EXPECT_EQ(known.count(k), 0u) << k;
-  EXPECT_EQ(unique.size() + known.size(), space.valid_configs().size());
+  EXPECT_EQ(unique.size() + known.size(), space.enumerate_valid().size());
 }
 
 TEST_P(EveryStrategy, SurvivesASpaceWhereEverythingFails) {
@@ -162,7 +163,7 @@ TEST_P(EveryStrategy, SurvivesASpaceWhereEverythingFails) {
       ++n;
       s->tell({c, std::nullopt});
     }
-  EXPECT_EQ(n, space.valid_configs().size());
+  EXPECT_EQ(n, space.enumerate_valid().size());
 }
 
 TEST_P(EveryStrategy, RepeatedTellsChangeNothing) {
@@ -201,11 +202,11 @@ INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy,
 TEST(Exhaustive, EnumerationOrderSkippingKnown) {
   SearchSpace space = small_space();
   StrategyContext ctx;
-  ctx.known.push_back({space.valid_configs()[1], 1.0});
+  ctx.known.push_back({space.enumerate_valid()[1], 1.0});
   auto got = run("exhaustive", space, 1, 4, ctx);
   std::vector<std::string> want;
-  for (size_t i = 0; i < space.valid_configs().size(); ++i)
-    if (i != 1) want.push_back(to_string(space.valid_configs()[i]));
+  for (size_t i = 0; i < space.enumerate_valid().size(); ++i)
+    if (i != 1) want.push_back(to_string(space.enumerate_valid()[i]));
   EXPECT_EQ(got, want);
 }
 

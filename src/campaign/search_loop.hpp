@@ -1,0 +1,68 @@
+// The ask/tell loop of a search, shared by live campaigns and `kforge replay`: it keeps up to
+// `depth` configs in flight, asks the strategy for as many as the pipeline has room for, tells
+// it each outcome when it comes back (late: other configs were proposed meanwhile), and stops on
+// the evaluation budget, a plateau, an outside stop (time budget, Ctrl-C) or when the strategy
+// has nothing left to propose. The evaluator decides what an evaluation is: a compile and a GPU
+// run (campaign/campaign.cpp) or a lookup in a recorded space (replay/recorded_evaluator).
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "strategy/strategy.hpp"
+
+namespace kf {
+
+struct LoopResult {
+  Observation observation;
+  std::string status = "ok";  // for progress lines
+  double tflops = 0;
+};
+
+class LoopEvaluator {
+ public:
+  virtual ~LoopEvaluator() = default;
+  // Starts evaluating c (asynchronously, or not: a result may come back on the next collect).
+  virtual void submit(const Config& c) = 0;
+  // The results finished since the last call. With wait > 0 the loop has nothing else to do:
+  // block up to wait for one. May throw to stop the loop.
+  virtual std::vector<LoopResult> collect(std::chrono::milliseconds wait) = 0;
+};
+
+struct LoopRules {
+  size_t depth = 1;                                      // configs in flight at most
+  size_t allowed = std::numeric_limits<size_t>::max();  // dispatches (the evaluation budget)
+  size_t plateau = 0;                                    // 0: off; evaluations without a new best
+  std::function<bool()> stop;                            // time budget, Ctrl-C
+  // A config proposed twice that was not queued as a retry is a strategy bug (replay), rather
+  // than a config the campaign gave up on (live).
+  bool strict_duplicates = false;
+};
+
+struct LoopStart {
+  std::set<std::string> done;   // canonical keys never to dispatch (known results)
+  std::deque<Config> retries;   // dispatched first (interrupted evaluations)
+};
+
+struct LoopOutcome {
+  size_t evaluated = 0, dispatched = 0;
+  bool exhausted = false;   // the strategy had nothing left
+  bool plateaued = false;
+  bool cut_short = false;   // an outside stop ended it before its own budget did
+};
+
+struct LoopHooks {
+  std::function<void(const LoopResult&)> on_result;
+  std::function<void()> before_first_dispatch;
+};
+
+LoopOutcome run_search_loop(Strategy& strategy, LoopEvaluator& evaluator, const LoopRules& rules,
+                            LoopStart start, const LoopHooks& hooks = {});
+
+}  // namespace kf
