@@ -86,7 +86,7 @@ class Loader {
       // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
       if (auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
         what = what.substr(close + 2);
-      throw SpecError(file_ + ": invalid JSON: " + what);
+      throw SpecError(file_ + ": invalid JSON: " + cut_short(what));
     }
     if (!root.is_object()) fail("", "expected a JSON object at the top level, got " + type_name(root));
     check_keys(root, "",
@@ -122,7 +122,12 @@ class Loader {
 
  private:
   [[noreturn]] void fail(const std::string& ptr, const std::string& problem) const {
-    throw SpecError(file_ + (ptr.empty() ? "" : ":" + ptr) + ": " + problem);
+    throw SpecError(file_ + (ptr.empty() ? "" : ":" + ptr) + ": " + cut_short(problem));
+  }
+  // A problem quotes what the spec says, which may be a 40 KB string: the error stays readable.
+  static std::string cut_short(const std::string& problem) {
+    constexpr size_t kMax = 400;
+    return problem.size() <= kMax ? problem : problem.substr(0, kMax) + "... (cut short)";
   }
 
   std::string read_file() {

@@ -24,8 +24,16 @@ struct LocatedError {
 
 [[noreturn]] void fail(size_t pos, std::string message) { throw LocatedError{pos, std::move(message)}; }
 
+// The expression as an error quotes it: a generated 40,000-character chain is cut short, so
+// that the error stays one readable line.
+std::string quoted(const std::string& text) {
+  constexpr size_t kShown = 80;
+  if (text.size() <= kShown) return "'" + text + "'";
+  return "'" + text.substr(0, kShown) + "...' (" + std::to_string(text.size()) + " characters)";
+}
+
 std::string format_error(const std::string& text, size_t pos, const std::string& message) {
-  return "in '" + text + "': " + message + " (at column " + std::to_string(pos + 1) + ")";
+  return "in " + quoted(text) + ": " + message + " (at column " + std::to_string(pos + 1) + ")";
 }
 
 struct FunctionInfo {
@@ -63,6 +71,9 @@ class Parser {
  private:
   // Deep nesting would overflow the stack; real expressions are never this deep.
   static constexpr int kMaxDepth = 200;
+  // A left-associative chain (1+1+...+1) is parsed by a loop but still builds a tree one
+  // level per operator, which the evaluator walks recursively: bound the tree's height too.
+  static constexpr size_t kMaxHeight = 1000;
 
   struct DepthGuard {
     Parser& p;
@@ -97,7 +108,13 @@ class Parser {
   }
 
   static NodePtr make(Node::Kind kind, size_t pos, std::string op, std::vector<NodePtr> kids) {
+    size_t height = 1;
+    for (const auto& k : kids) height = std::max(height, k->height + 1);
+    if (height > kMaxHeight)
+      fail(pos, "expression too deep (more than " + std::to_string(kMaxHeight) +
+                    " nested operations; split it into derived values)");
     auto n = std::make_shared<Node>();
+    n->height = height;
     n->kind = kind;
     n->pos = pos;
     n->op = std::move(op);
@@ -255,12 +272,9 @@ class Parser {
         fail(start, name + "() takes " + want + " argument" + (f->max_args == 1 ? "" : "s") +
                         ", got " + std::to_string(args.size()));
       }
-      auto n = std::make_shared<Node>();
-      n->kind = Node::Kind::Call;
-      n->pos = start;
-      n->name = std::move(name);
-      n->kids = std::move(args);
-      return n;
+      NodePtr call = make(Node::Kind::Call, start, "", std::move(args));
+      std::const_pointer_cast<Node>(call)->name = std::move(name);
+      return call;
     }
     auto n = std::make_shared<Node>();
     n->kind = Node::Kind::Name;
@@ -507,24 +521,24 @@ int64_t Expr::eval_int(const Scope& scope) const {
     // A real that is exactly integral (ceil_div of reals, floor(x)) is accepted.
     if (std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.2e18) return static_cast<int64_t>(*d);
   }
-  throw ExprError("in '" + text_ + "': expected an integer, got " + describe(v));
+  throw ExprError("in " + quoted(text_) + ": expected an integer, got " + describe(v));
 }
 
 double Expr::eval_double(const Scope& scope) const {
   const Value v = eval(scope);
-  if (is_string(v)) throw ExprError("in '" + text_ + "': expected a number, got " + describe(v));
+  if (is_string(v)) throw ExprError("in " + quoted(text_) + ": expected a number, got " + describe(v));
   return as_double(v);
 }
 
 bool Expr::eval_bool(const Scope& scope) const {
   const Value v = eval(scope);
-  if (is_string(v)) throw ExprError("in '" + text_ + "': expected a condition, got " + describe(v));
+  if (is_string(v)) throw ExprError("in " + quoted(text_) + ": expected a condition, got " + describe(v));
   return as_double(v) != 0.0;
 }
 
 std::string Expr::eval_string(const Scope& scope) const {
   const Value v = eval(scope);
-  if (!is_string(v)) throw ExprError("in '" + text_ + "': expected a string, got " + describe(v));
+  if (!is_string(v)) throw ExprError("in " + quoted(text_) + ": expected a string, got " + describe(v));
   return std::get<std::string>(v);
 }
 

@@ -17,6 +17,9 @@ struct Expr::Node {
   std::string name;   // Name, or the function of a Call
   std::string op;     // Unary / Binary operator
   std::vector<std::shared_ptr<const Node>> kids;  // Unary 1, Binary 2, Ternary 3 (cond, yes, no), Call: args
+  // Levels of the subtree (a leaf is 1). The parser bounds it, so that the recursive walks
+  // over the tree (evaluation, translation, destruction) cannot overflow the stack.
+  size_t height = 1;
 };
 
 }  // namespace kf

@@ -168,3 +168,28 @@ TEST(Expr, ErrorsAreOneLine) {
   for (const std::string& msg : {parse_error("(1 +"), eval_error("x / 0", {{"x", int64_t{1}}})})
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
+
+// A generated chain builds a tree one level per operator; walking it recursively used to
+// overflow the stack (SIGSEGV). Now the parser refuses it with a short, one-line error.
+TEST(Expr, LongChainsAreRefusedNotACrash) {
+  std::string sum = "1";
+  for (int i = 1; i < 20000; ++i) sum += "+1";
+  std::string conj = "1";
+  for (int i = 1; i < 100000; ++i) conj += " && 1";
+  for (const std::string* text : {&sum, &conj}) {
+    const std::string msg = parse_error(*text);
+    EXPECT_NE(msg.find("too deep"), std::string::npos) << msg.substr(0, 200);
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+    EXPECT_LT(msg.size(), 300u) << "the error quotes the expression cut short";
+    EXPECT_EQ(msg.rfind("in '1", 0), 0u) << msg;
+  }
+}
+
+TEST(Expr, ChainsBelowTheLimitStillEvaluate) {
+  std::string sum = "1";
+  for (int i = 1; i < 900; ++i) sum += "+1";
+  EXPECT_EQ(evi(sum), 900);
+  std::string conj = "1";
+  for (int i = 1; i < 900; ++i) conj += " && x";
+  EXPECT_EQ(evi(conj, {{"x", int64_t{1}}}), 1);
+}
