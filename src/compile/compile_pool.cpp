@@ -1,4 +1,9 @@
+#include <spdlog/spdlog.h>
+
 #include <condition_variable>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -35,8 +40,27 @@ struct CompilePool::Impl {
 CompilePool::CompilePool(size_t threads, CubinCache* cache) : impl_(std::make_unique<Impl>()) {
   impl_->cache = cache;
   if (threads == 0) threads = 1;
-  for (size_t i = 0; i < threads; ++i) impl_->threads.emplace_back([this] { impl_->loop(); });
+  impl_->threads.reserve(threads);
+  // A thread the system refuses (memory or process limits) must not abort the process: a
+  // std::thread that throws here would leave the started ones joinable, and their destruction
+  // calls std::terminate. Work on with the threads that did start; fail cleanly with none.
+  std::string refusal;
+  for (size_t i = 0; i < threads; ++i) {
+    try {
+      impl_->threads.emplace_back([this] { impl_->loop(); });
+    } catch (const std::system_error& e) {
+      refusal = e.what();
+      break;
+    }
+  }
+  if (impl_->threads.empty())
+    throw std::runtime_error("compile pool: cannot start a thread (" + refusal + ")");
+  if (!refusal.empty())
+    spdlog::warn("compile pool: started {} of {} threads ({}); compiling with {}",
+                 impl_->threads.size(), threads, refusal, impl_->threads.size());
 }
+
+size_t CompilePool::threads() const { return impl_->threads.size(); }
 
 CompilePool::~CompilePool() {
   {

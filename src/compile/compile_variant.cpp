@@ -2,6 +2,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <chrono>
 #include <regex>
 #include <vector>
@@ -35,11 +39,32 @@ CompiledKernel failure(CompiledKernel k, const std::string& why) {
   return k;
 }
 
-// Without a cache the cubin still needs a file (workers load it by path): a per-user
-// folder under the system's temporary directory.
+// Without a cache the cubin still needs a file (workers load it by path). A fixed, shared
+// name (/tmp/kforge-cubins-<uid>) could be pre-created by another user and was never cleaned:
+// instead a folder of this process's own, made by mkdtemp (a fresh name, mode 0700) and
+// removed when the process exits (a process killed outright leaves it behind).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kforge-cubins-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw std::runtime_error("cannot create a private temporary folder " + pattern + ": " +
+                               std::strerror(errno));
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 CubinCache& scratch_cache() {
-  static CubinCache cache(std::filesystem::temp_directory_path() /
-                          ("kforge-cubins-" + std::to_string(::getuid())));
+  static ScratchDir dir;  // constructed first, so destroyed after the cache
+  static CubinCache cache(dir.path());
   return cache;
 }
 
@@ -60,9 +85,10 @@ CompiledKernel compile_variant(const Variant& v, const std::string& base_arch, C
   CompiledKernel k;
   k.hash = v.hash;
   k.arch = base_arch + v.arch_suffix;
+  k.entry = v.entry;
   CubinCache& store = cache ? *cache : scratch_cache();
   if (cache) {
-    if (auto hit = cache->lookup(k.hash, k.arch)) return *hit;
+    if (auto hit = cache->lookup(k.hash, k.arch, k.entry)) return *hit;
   }
 
   static const std::regex arch_re(R"(sm_\d+[a-z]?)");

@@ -23,6 +23,7 @@ struct KernelInfo {
 struct CompiledKernel {
   std::string hash;  // variant hash
   std::string arch;  // full target, e.g. "sm_90" or "sm_90a"
+  std::string entry; // the kernel the cubin must contain (not part of the variant hash)
   bool ok = false;
   std::string log;   // NVRTC log (errors, or ptxas -v output)
   std::filesystem::path cubin_path;  // in the cache; empty when !ok
@@ -32,10 +33,15 @@ struct CompiledKernel {
 
 // Cubins and their metadata on disk, keyed by (variant hash, arch); survives runs.
 // Writes are atomic (temp file + rename), so a killed process never leaves a torn entry.
+// Each entry carries a seal, a content hash over its key (hash, arch, entry, NVRTC version),
+// its verdict and the cubin's bytes: an entry copied under another key, or whose metadata was
+// edited, is a miss, and so is a cubin that lacks the entry function. (The seal catches damage
+// and mix-ups, not a writer who recomputes it: the cache folder must be the user's own.)
 class CubinCache {
  public:
   explicit CubinCache(std::filesystem::path dir);
-  std::optional<CompiledKernel> lookup(const std::string& hash, const std::string& arch) const;
+  std::optional<CompiledKernel> lookup(const std::string& hash, const std::string& arch,
+                                       const std::string& entry) const;
   // Stores the cubin bytes and metadata; returns the kernel with cubin_path set.
   CompiledKernel put(CompiledKernel k, const std::string& cubin_bytes);
   const std::filesystem::path& dir() const { return dir_; }
@@ -54,7 +60,10 @@ uint64_t nvrtc_compile_count();
 // NVRTC on N threads. Futures resolve in any order; the pool drains on destruction.
 class CompilePool {
  public:
+  // Starts fewer threads (with a warning) when the system refuses some; throws
+  // std::runtime_error when it refuses every one.
   CompilePool(size_t threads, CubinCache* cache);
+  size_t threads() const;  // threads actually running
   ~CompilePool();
   std::future<CompiledKernel> submit(Variant v, std::string base_arch);
 

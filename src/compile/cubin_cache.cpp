@@ -14,13 +14,14 @@
 #include <unistd.h>
 
 #include "compile/compiler.hpp"
+#include "compile/cubin_elf.hpp"
 #include "util/hash.hpp"
 
 namespace kf {
 
 namespace {
 
-constexpr int kFormat = 1;  // bump when the metadata layout changes: old entries become misses
+constexpr int kFormat = 2;  // bump when the metadata layout changes: old entries become misses
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
@@ -88,6 +89,13 @@ KernelInfo info_from_json(const nlohmann::json& j) {
   return i;
 }
 
+// Binds the cubin's bytes (or a failure's log) to the key it is stored under.
+std::string seal(const std::string& hash, const std::string& arch, const std::string& entry,
+                 bool ok, const std::string& log, const std::string& cubin_bytes) {
+  return content_hash("kforge-cubin-cache-seal\n" + hash + "\n" + arch + "\n" + entry + "\n" +
+                      nvrtc_version() + "\n" + (ok ? "ok\n" : "failed\n") + log + "\n" + cubin_bytes);
+}
+
 }  // namespace
 
 CubinCache::CubinCache(std::filesystem::path dir) : dir_(std::move(dir)) {
@@ -96,7 +104,8 @@ CubinCache::CubinCache(std::filesystem::path dir) : dir_(std::move(dir)) {
   if (ec) throw std::runtime_error("cubin cache: cannot create " + dir_.string() + ": " + ec.message());
 }
 
-std::optional<CompiledKernel> CubinCache::lookup(const std::string& hash, const std::string& arch) const {
+std::optional<CompiledKernel> CubinCache::lookup(const std::string& hash, const std::string& arch,
+                                                 const std::string& entry) const {
   if (!safe_name(hash) || !safe_name(arch)) return std::nullopt;
   const std::string stem = hash + "-" + arch;
   const auto meta_text = read_file(dir_ / (stem + ".json"));
@@ -106,11 +115,13 @@ std::optional<CompiledKernel> CubinCache::lookup(const std::string& hash, const 
   try {
     const auto j = nlohmann::json::parse(*meta_text);
     if (j.at("format").get<int>() != kFormat || j.at("hash").get<std::string>() != hash ||
-        j.at("arch").get<std::string>() != arch || j.at("nvrtc").get<std::string>() != nvrtc_version())
+        j.at("arch").get<std::string>() != arch || j.at("nvrtc").get<std::string>() != nvrtc_version() ||
+        j.at("entry").get<std::string>() != entry)
       return std::nullopt;
     CompiledKernel k;
     k.hash = hash;
     k.arch = arch;
+    k.entry = entry;
     k.ok = j.at("ok").get<bool>();
     k.log = j.at("log").get<std::string>();
     k.info = info_from_json(j.at("info"));
@@ -119,8 +130,11 @@ std::optional<CompiledKernel> CubinCache::lookup(const std::string& hash, const 
       k.cubin_path = dir_ / (stem + ".cubin");
       const auto cubin = read_file(k.cubin_path);
       if (!cubin || cubin->size() != j.at("cubin_size").get<size_t>() ||
-          content_hash(*cubin) != j.at("cubin_hash").get<std::string>())
+          j.at("seal").get<std::string>() != seal(hash, arch, entry, true, k.log, *cubin) ||
+          !parse_cubin_resources(*cubin, entry))
         return std::nullopt;
+    } else if (j.at("seal").get<std::string>() != seal(hash, arch, entry, false, k.log, "")) {
+      return std::nullopt;
     }
     return k;
   } catch (const std::exception&) {
@@ -133,15 +147,19 @@ CompiledKernel CubinCache::put(CompiledKernel k, const std::string& cubin_bytes)
     throw std::runtime_error("cubin cache: bad key '" + k.hash + "-" + k.arch + "'");
   const std::string stem = k.hash + "-" + k.arch;
   nlohmann::json j = {{"format", kFormat}, {"hash", k.hash},  {"arch", k.arch},
-                      {"ok", k.ok},        {"log", k.log},    {"info", info_json(k.info)},
-                      {"nvrtc", nvrtc_version()}};
+                      {"entry", k.entry},  {"ok", k.ok},      {"log", k.log},
+                      {"info", info_json(k.info)}, {"nvrtc", nvrtc_version()}};
+  // The log is sealed as it will be read back (invalid UTF-8 is replaced when written).
+  const std::string log_as_stored = nlohmann::json::parse(j.dump(-1, ' ', false,
+      nlohmann::json::error_handler_t::replace)).at("log").get<std::string>();
   if (k.ok) {
     k.cubin_path = dir_ / (stem + ".cubin");
     write_atomic(k.cubin_path, cubin_bytes);
     j["cubin_size"] = cubin_bytes.size();
-    j["cubin_hash"] = content_hash(cubin_bytes);
+    j["seal"] = seal(k.hash, k.arch, k.entry, true, log_as_stored, cubin_bytes);
   } else {
     k.cubin_path.clear();
+    j["seal"] = seal(k.hash, k.arch, k.entry, false, log_as_stored, "");
   }
   // Invalid UTF-8 in a log must not make the entry unwritable.
   write_atomic(dir_ / (stem + ".json"),

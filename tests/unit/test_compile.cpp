@@ -8,6 +8,10 @@
 #include <random>
 #include <sstream>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "compile/compiler.hpp"
 #include "compile/cubin_elf.hpp"
 #include "compile/ptxas_report.hpp"
@@ -231,8 +235,8 @@ TEST_F(CompileTest, SecondCompileIsACacheHit) {
   EXPECT_EQ(second.log, first.log);
   // A new cache object on the same folder (a later run) sees the entry too.
   CubinCache reopened(dir_);
-  EXPECT_TRUE(reopened.lookup(v.hash, "sm_90"));
-  EXPECT_FALSE(reopened.lookup(v.hash, "sm_89"));
+  EXPECT_TRUE(reopened.lookup(v.hash, "sm_90", "wmma_tile"));
+  EXPECT_FALSE(reopened.lookup(v.hash, "sm_89", "wmma_tile"));
   // No temporaries are left behind.
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
@@ -250,14 +254,14 @@ TEST_F(CompileTest, CorruptEntriesAreMisses) {
 
   auto expect_recompile = [&](const char* what) {
     SCOPED_TRACE(what);
-    EXPECT_FALSE(cache.lookup(v.hash, "sm_90"));
+    EXPECT_FALSE(cache.lookup(v.hash, "sm_90", "wmma_tile"));
     const uint64_t before = nvrtc_compile_count();
     const CompiledKernel k = compile_variant(v, "sm_90", &cache);
     EXPECT_EQ(nvrtc_compile_count(), before + 1);
     EXPECT_TRUE(k.ok);
     EXPECT_FALSE(k.from_cache);
     EXPECT_EQ(slurp(cubin), good_cubin);
-    EXPECT_TRUE(cache.lookup(v.hash, "sm_90"));  // repaired
+    EXPECT_TRUE(cache.lookup(v.hash, "sm_90", "wmma_tile"));  // repaired
   };
 
   fs::resize_file(cubin, good_cubin.size() / 2);
@@ -469,4 +473,64 @@ TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
     EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
     EXPECT_EQ(k.arch, "sm_90a") << what;
   }
+}
+
+// An entry copied under another variant's name, its metadata's "hash" rewritten to match,
+// used to be trusted (the checks compared the metadata with itself).
+TEST_F(CompileTest, EntryCopiedUnderAnotherKeyIsNotTrusted) {
+  CubinCache cache(dir_);
+  const Variant a = make_variant(kWmmaSource, "wmma_tile");
+  const Variant b = make_variant(std::string(kWmmaSource) + "\n// another variant\n", "wmma_tile");
+  ASSERT_TRUE(compile_variant(a, "sm_90", &cache).ok);
+  const std::string a_stem = a.hash + "-sm_90", b_stem = b.hash + "-sm_90";
+  fs::copy_file(dir_ / (a_stem + ".cubin"), dir_ / (b_stem + ".cubin"));
+  auto meta = nlohmann::json::parse(slurp(dir_ / (a_stem + ".json")));
+  meta["hash"] = b.hash;
+  std::ofstream(dir_ / (b_stem + ".json")) << meta.dump();
+  EXPECT_FALSE(cache.lookup(b.hash, "sm_90", "wmma_tile"));
+  const uint64_t before = nvrtc_compile_count();
+  EXPECT_TRUE(compile_variant(b, "sm_90", &cache).ok);
+  EXPECT_EQ(nvrtc_compile_count(), before + 1) << "b was compiled, not taken from a's entry";
+}
+
+// The entry name is not part of the variant hash: a misspelled entry used to pass on a warm cache.
+TEST_F(CompileTest, MisspelledEntryFailsWithAWarmCache) {
+  CubinCache cache(dir_);
+  ASSERT_TRUE(compile_variant(make_variant(kWmmaSource, "wmma_tile"), "sm_90", &cache).ok);
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tlie"), "sm_90", &cache);
+  EXPECT_FALSE(k.ok);
+  EXPECT_NE(k.log.find("wmma_tlie"), std::string::npos) << k.log;
+}
+
+// Uncached compiles used the fixed, shared /tmp/kforge-cubins-<uid>.
+TEST_F(CompileTest, UncachedCubinsGoToAPrivateFolder) {
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tile"), "sm_90", nullptr);
+  ASSERT_TRUE(k.ok) << k.log;
+  const fs::path folder = k.cubin_path.parent_path();
+  EXPECT_NE(folder.filename().string(), "kforge-cubins-" + std::to_string(::getuid()));
+  EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms::owner_all);
+}
+
+// A pool that cannot start all its threads works with fewer; it used to abort the process
+// ("terminate called without an active exception"). Run in a child under a memory limit.
+TEST(CompilePoolStartup, RefusedThreadsDoNotAbort) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    rlimit lim{};
+    lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(pages) * ::sysconf(_SC_PAGESIZE) + (256u << 20);
+    ::setrlimit(RLIMIT_AS, &lim);
+    try {
+      CompilePool pool(2000, nullptr);
+      ::_exit(pool.threads() >= 1 && pool.threads() < 2000 ? 0 : 3);
+    } catch (const std::runtime_error&) {
+      ::_exit(0);  // refusing every thread with a clean error is also fine
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
