@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "cli/common.hpp"
+#include "importers/baselines.hpp"
 
 namespace kf::cli {
 
@@ -24,31 +25,14 @@ void add_baseline(CLI::App& app, Globals& g) {
     } catch (const std::exception& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
-    if (!list.is_array()) throw std::runtime_error(file + ": expected a JSON list");
     Store store(g.db);
-    size_t n = 0;
-    for (const auto& j : list) {
-      BaselineRecord b;
-      b.family = j.at("family").get<std::string>();
-      const Family f = load_family(g, b.family);
-      b.shape = validate_shape(f, assignment_from_json(j.at("shape")));
-      b.backend = j.at("backend").get<std::string>();
-      b.median_us = j.at("median_us").get<double>();
-      const auto& d = j.at("device");
-      b.device.name = d.at("name").get<std::string>();
-      b.device.cc = d.at("cc").get<int>();
-      b.device.sm_count = d.at("sm_count").get<int>();
-      b.device.driver = d.value("driver", "");
-      // Match the device kforge's workers recorded (same name, cc and SMs), driver included.
-      for (const auto& known : store.devices())
-        if (known.name == b.device.name && known.cc == b.device.cc &&
-            known.sm_count == b.device.sm_count && b.device.driver.empty())
-          b.device.driver = known.driver;
-      b.extra = j;
-      store.add_baseline(b);
-      ++n;
-    }
-    std::printf("imported %zu baseline timing(s) into %s\n", n, g.db.c_str());
+    // Every record is checked first and all are stored in one transaction: a bad record
+    // stores nothing, and a record stored before is not stored twice.
+    const auto records = parse_baseline_records(
+        list, file, [&g](const std::string& name) { return load_family(g, name); }, store.devices());
+    const size_t added = store.add_baselines(records);
+    std::printf("imported %zu baseline timing(s) into %s (%zu already there)\n", added, g.db.c_str(),
+                records.size() - added);
   });
 }
 

@@ -169,10 +169,21 @@ struct Migration {
   const char* sql;  // run inside the migration's transaction
 };
 
+// Version 3: a baseline record is stored once (kforge baseline import is idempotent).
+// Identical rows imported before are merged first, the oldest kept.
+constexpr const char* kSchemaV3 = R"sql(
+DELETE FROM baselines WHERE id NOT IN (
+  SELECT min(id) FROM baselines
+  GROUP BY family_id, shape_id, device_id, backend, median_us, extra_json);
+CREATE UNIQUE INDEX baselines_record
+  ON baselines (family_id, shape_id, device_id, backend, median_us, extra_json);
+)sql";
+
 // Append only: a released step is never edited, a change is a new step.
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
+    {3, kSchemaV3},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they
@@ -288,19 +299,46 @@ void migrate(sqlite::Db& db) {
 
 int current_version() { return kMigrations[std::size(kMigrations) - 1].version; }
 
+namespace {
+// 0 for a new (empty) file; throws for a foreign or too new one.
+int classify(sqlite::Db& db) {
+  auto tables = user_tables(db);
+  if (tables.count("kforge_meta")) return existing_version(db);
+  if (!tables.empty()) throw StoreError(db.label() + ": not a kforge database (no kforge_meta table)");
+  return 0;
+}
+
+void quick_check(sqlite::Db& db) {
+  std::string problem;
+  try {
+    sqlite::Stmt q(db, "PRAGMA quick_check(1)");
+    problem = q.step() ? q.text(0) : "no answer";
+  } catch (const StoreError& e) {
+    problem = e.what();
+    const std::string prefix = db.label() + ": ";
+    if (problem.rfind(prefix, 0) == 0) problem.erase(0, prefix.size());
+  }
+  if (problem == "ok") return;
+  if (auto nl = problem.find('\n'); nl != std::string::npos) problem.resize(nl);
+  throw StoreError(db.label() + ": database is corrupt (quick_check: " + problem +
+                   "); restore a copy or use another --db");
+}
+}  // namespace
+
 void open(sqlite::Db& db) {
   db.busy_timeout(kBusyTimeoutMs);
   // Classify before any pragma: journal_mode = WAL rewrites the header, and a foreign file
   // must be left exactly as it was.
-  auto tables = user_tables(db);
-  int version = 0;
-  if (tables.count("kforge_meta")) {
-    version = existing_version(db);
-  } else if (!tables.empty()) {
-    throw StoreError(db.label() + ": not a kforge database (no kforge_meta table)");
-  }
+  const int version = classify(db);
+  if (version > 0) quick_check(db);
   apply_pragmas(db);
   if (version < current_version()) migrate(db);
+}
+
+void open_read_only(sqlite::Db& db) {
+  db.busy_timeout(kBusyTimeoutMs);
+  if (classify(db) == 0) throw StoreError(db.label() + ": not a kforge database (no tables)");
+  db.exec("PRAGMA query_only = ON");
 }
 
 }  // namespace kf::schema

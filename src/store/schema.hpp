@@ -14,6 +14,12 @@ int current_version();
 //  - written by a newer kforge: "<file>: schema version N is newer than this kforge supports (M)".
 // A new or empty file gets the schema; an older one is migrated. Sets WAL mode, synchronous,
 // foreign keys and the busy timeout. A foreign or unreadable file is never modified.
+// Before any of that, a write session's file gets PRAGMA quick_check: a damaged page anywhere
+// is reported at once, "<file>: database is corrupt (quick_check: <first problem>)", instead
+// of by whichever later query happens to reach it.
 void open(sqlite::Db& db);
+// For a read-only connection: classifies the file like open() (same errors) and writes
+// nothing; an older schema version is read as it is (migrations only add constraints).
+void open_read_only(sqlite::Db& db);
 
 }  // namespace kf::schema

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <limits>
 
 #include "store/store.hpp"
@@ -19,9 +20,24 @@ int checked_size(std::string_view v) {
 
 // ---- Db ----
 
-Db::Db(const std::string& filename, std::string label) : label_(std::move(label)) {
-  // NOMUTEX: the Store serialises its own calls; FULLMUTEX would only add a second lock.
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+namespace {
+// "file:" URI of a path, for the immutable fallback: '%', '?' and '#' must be escaped.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      uri += buf;
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+}  // namespace
+
+void Db::open(const std::string& filename, int flags) {
   int rc = sqlite3_open_v2(filename.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     // A handle is returned even on failure (except out of memory); its message is the detail.
@@ -31,6 +47,25 @@ Db::Db(const std::string& filename, std::string label) : label_(std::move(label)
     throw StoreError(label_ + ": " + msg);
   }
   sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::Db(const std::string& filename, std::string label, Access access)
+    : label_(std::move(label)), access_(access) {
+  // NOMUTEX: the Store serialises its own calls; FULLMUTEX would only add a second lock.
+  if (access == Access::ReadWrite) {
+    open(filename, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    return;
+  }
+  open(filename, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+  // A WAL database whose folder or shared-memory file we may not write (a read-only file,
+  // someone else's results) cannot be read the normal way; read it as immutable instead.
+  const int rc = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  const int primary = rc & 0xff;
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    open(file_uri(filename) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI);
+  }
 }
 
 Db::~Db() {

@@ -53,10 +53,13 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+enum class Access { ReadWrite, ReadOnly };
+
 class Db {
  public:
-  // Opens (or creates) a database file read-write. label prefixes every error message.
-  Db(const std::string& filename, std::string label);
+  // ReadWrite opens (or creates) a database file; ReadOnly opens an existing one and never
+  // writes to it (nor creates it). label prefixes every error message.
+  Db(const std::string& filename, std::string label, Access access = Access::ReadWrite);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -69,13 +72,16 @@ class Db {
   bool last_failure_was_lock() const;
   const std::string& label() const { return label_; }
   sqlite3* raw() const { return db_; }
+  Access access() const { return access_; }
 
   // Throws StoreError "<label>: <context>: <sqlite message>" (context may be empty).
   [[noreturn]] void fail(int rc, std::string_view context) const;
 
  private:
+  void open(const std::string& filename, int flags);
   sqlite3* db_ = nullptr;
   std::string label_;
+  Access access_ = Access::ReadWrite;
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back by the destructor unless committed. IMMEDIATE

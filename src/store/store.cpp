@@ -8,7 +8,8 @@ namespace kf {
 
 using Lock = std::lock_guard<std::mutex>;
 
-Store::Store(const std::filesystem::path& path) : impl_(std::make_unique<Impl>(path)) {}
+Store::Store(const std::filesystem::path& path, Access access)
+    : impl_(std::make_unique<Impl>(path, access)) {}
 Store::~Store() = default;
 const std::filesystem::path& Store::path() const { return impl_->path; }
 
@@ -203,19 +204,27 @@ std::vector<EvaluationRecord> Store::close_interrupted(int64_t campaign_id) {
 
 // ---- baselines ----
 
-void Store::add_baseline(const BaselineRecord& b) {
+bool Store::add_baseline(const BaselineRecord& b) { return add_baselines({b}) == 1; }
+
+size_t Store::add_baselines(const std::vector<BaselineRecord>& records) {
   Lock lock(impl_->mu);
   auto& db = impl_->db;
   sqlite::Transaction tx(db);
-  int64_t fam = impl_->family_id(b.family);
-  sqlite::Stmt ins(db, R"sql(
-    INSERT INTO baselines (family_id, shape_id, device_id, backend, median_us, extra_json, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?))sql");
-  ins.bind(1, fam).bind(2, impl_->shape_id(fam, b.shape)).bind(3, impl_->device_id(b.device));
-  ins.bind(4, b.backend).bind(5, b.median_us).bind(6, b.extra.dump());
-  ins.bind(7, b.created_at.empty() ? now_utc() : b.created_at);
-  ins.run();
+  size_t added = 0;
+  for (const BaselineRecord& b : records) {
+    int64_t fam = impl_->family_id(b.family);
+    // The unique index baselines_record makes a repeated record a no-op (schema v2).
+    sqlite::Stmt ins(db, R"sql(
+      INSERT INTO baselines (family_id, shape_id, device_id, backend, median_us, extra_json, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING)sql");
+    ins.bind(1, fam).bind(2, impl_->shape_id(fam, b.shape)).bind(3, impl_->device_id(b.device));
+    ins.bind(4, b.backend).bind(5, b.median_us).bind(6, b.extra.dump());
+    ins.bind(7, b.created_at.empty() ? now_utc() : b.created_at);
+    ins.run();
+    added += db.changes() > 0;
+  }
   tx.commit();
+  return added;
 }
 
 }  // namespace kf

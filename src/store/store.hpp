@@ -100,9 +100,13 @@ struct BaselineRecord {
 // at once: readers see committed data while a campaign writes.
 class Store {
  public:
-  // Opens or creates the database (and applies migrations). Throws StoreError if the file is
-  // not a kforge database or is corrupt, with a one-line message naming the file.
-  explicit Store(const std::filesystem::path& path);
+  // ReadWrite: opens or creates the database (checks it with quick_check, applies
+  // migrations). ReadOnly (show, best, export, replay, ...): opens an existing database
+  // without writing to it, also when the file or its folder is read-only; a path that does
+  // not exist is an error, not a new empty database. Throws StoreError if the file is missing,
+  // not a kforge database or corrupt, with a one-line message naming the file.
+  enum class Access { ReadWrite, ReadOnly };
+  explicit Store(const std::filesystem::path& path, Access access = Access::ReadWrite);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -159,7 +163,11 @@ class Store {
   // Every run of a family's kernel (any shape, device, tool), newest first.
   std::vector<SanitizerRecord> sanitizer_runs(const std::string& family, const std::string& variant_hash) const;
 
-  void add_baseline(const BaselineRecord& b);
+  // Stores a baseline unless the same record (family, shape, device, backend, time, extra) is
+  // already stored; returns whether it was new.
+  bool add_baseline(const BaselineRecord& b);
+  // All or nothing, in one transaction; returns how many were new.
+  size_t add_baselines(const std::vector<BaselineRecord>& records);
   // Every measurement kept; ordered by backend, newest first within a backend.
   std::vector<BaselineRecord> baselines(const std::string& family, const Shape& shape,
                                         const std::optional<DeviceKey>& device) const;

@@ -23,8 +23,24 @@ std::string now_utc() {
 
 DeviceKey device_key(const DeviceLimits& d) { return {d.name, d.cc(), d.sm_count, d.driver}; }
 
-Store::Impl::Impl(const std::filesystem::path& p) : path(p), db(p.string(), p.string()) {
-  schema::open(db);
+namespace {
+// A read command must not create a database for a mistyped --db.
+const std::filesystem::path& existing(const std::filesystem::path& p, Store::Access access) {
+  std::error_code ec;
+  if (access == Store::Access::ReadOnly && !std::filesystem::exists(p, ec))
+    throw StoreError(p.string() + ": no such database (check --db)");
+  return p;
+}
+}  // namespace
+
+Store::Impl::Impl(const std::filesystem::path& p, Store::Access access)
+    : path(p),
+      db(existing(p, access).string(), p.string(),
+         access == Store::Access::ReadOnly ? sqlite::Access::ReadOnly : sqlite::Access::ReadWrite) {
+  if (access == Store::Access::ReadOnly)
+    schema::open_read_only(db);
+  else
+    schema::open(db);
 }
 
 void Store::Impl::fail(const std::string& what) const { throw StoreError(db.label() + ": " + what); }

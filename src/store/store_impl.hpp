@@ -16,7 +16,7 @@ namespace kf {
 std::string now_utc();
 
 struct Store::Impl {
-  Impl(const std::filesystem::path& p);
+  Impl(const std::filesystem::path& p, Store::Access access);
 
   std::filesystem::path path;
   sqlite::Db db;

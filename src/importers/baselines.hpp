@@ -1,0 +1,30 @@
+// Baseline timings measured by tools/ (PyTorch backends, cuBLAS), as `kforge baseline import`
+// reads them: a JSON list of {family, shape{}, backend, median_us, device{name, cc, sm_count[,
+// driver]}}. Every record is checked before anything is stored, so an import is all or nothing.
+#pragma once
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.hpp"
+
+namespace kf {
+
+// One line: "<file>: record <i>: <field>: <problem>".
+struct BaselineImportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Validates every record of list (names, ranges, a known family and a valid shape of it) and
+// returns them in order. load_family is asked only for names that could be family names
+// (letters, digits, '_'); it throws for an unknown one. A record without a driver takes the
+// driver of a known device with the same name, cc and SM count.
+std::vector<BaselineRecord> parse_baseline_records(
+    const nlohmann::json& list, const std::string& file,
+    const std::function<Family(const std::string&)>& load_family,
+    const std::vector<DeviceKey>& known_devices);
+
+}  // namespace kf
