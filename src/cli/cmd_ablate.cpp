@@ -15,13 +15,15 @@ void add_ablate(CLI::App& app, Globals& g) {
   static bool json = false;
   cmd->add_option("--family", family, "Family name")->required();
   cmd->add_option("--shape", shape_text, "Shape whose stored winner is ablated")->required();
-  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->capture_default_str();
+  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")
+      ->check(whole_number(1, 1000))
+      ->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
     if (rounds < 1) throw std::runtime_error("--rounds must be at least 1");
     const Family f = load_family(g, family);
     const Shape shape = parse_shape(f, shape_text);
-    Store store(g.db);
+    Store store(g.db, Store::Access::ReadOnly);
     SideBySideOptions options;
     options.rounds = rounds;
     // Started before the contenders are known (the device picks the winner): allow a large space.

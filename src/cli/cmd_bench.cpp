@@ -84,7 +84,7 @@ void add_bench(CLI::App& app, Globals& g) {
                   "winner with overrides); ';NAME=V,...' adds defines to this config only (repeatable)");
   cmd->add_option("--define", defines, "Extra #define NAME=V for every config (repeatable)");
   cmd->add_option("--experiment", experiment, "Run an experiment file (experiments/*.json) instead");
-  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->capture_default_str();
+  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->check(whole_number(1, 1000))->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
     BenchPlan plan;

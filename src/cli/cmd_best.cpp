@@ -41,13 +41,13 @@ void add_best(CLI::App& app, Globals& g) {
     const Family f = load_family(g, family);
     std::vector<Shape> selected;
     if (shapes.empty() && suite.empty()) {
-      Store probe(g.db);
+      Store probe(g.db, Store::Access::ReadOnly);
       selected = probe.shapes(f.name);  // everything stored
       if (selected.empty()) throw std::runtime_error("no results for " + f.name + " in " + g.db);
     } else {
       selected = select_shapes(f, shapes, suite);
     }
-    Store store(g.db);
+    Store store(g.db, Store::Access::ReadOnly);
     Table table({{"shape", "shape", 44, true},
                  {"median us", "median_us", 10},
                  {"TFLOP/s", "tflops", 8, false, 1},

@@ -18,6 +18,7 @@
 #include "compile/error_groups.hpp"
 #include "compile/compiler.hpp"
 #include "util/progress_line.hpp"
+#include "family/config_check.hpp"
 
 namespace kf::cli {
 
@@ -112,6 +113,15 @@ nlohmann::json check_space(const Family& f, const Shape& shape, const std::strin
   tally.add(ref, "reference");
   // A window of compiles in flight: memory stays bounded however large the space.
   ConfigSource source(space, o.sample, o.seed);
+  // Every expression a campaign evaluates, for the reference and each checked config.
+  const DeviceLimits limits = DeviceLimits::for_arch(arch);
+  ExpressionReport expr;
+  const auto note = [&](const std::string& who, const std::optional<std::string>& failure) {
+    if (!failure) return;
+    if (expr.first.size() < 5) expr.first.push_back(who + ": " + *failure);
+    ++expr.failed;
+  };
+  note("reference", reference_expression_failure(f, shape, limits));
   std::deque<std::pair<std::string, std::future<CompiledKernel>>> window;
   size_t walked = 0;
   for (bool more = true; more || !window.empty();) {
@@ -122,6 +132,7 @@ nlohmann::json check_space(const Family& f, const Shape& shape, const std::strin
         break;
       }
       ++walked;
+      note(to_string(*c), config_expression_failure(f, *c, shape, limits));
       window.emplace_back(to_string(*c), pool.submit(render_variant(f, *c, shape), arch));
     }
     if (window.empty()) break;
@@ -141,7 +152,8 @@ nlohmann::json check_space(const Family& f, const Shape& shape, const std::strin
           {"compiled_ok", tally.ok}, {"failed", tally.checked - tally.ok}, {"cached", tally.cached},
           {"spilling", tally.spilling}, {"registers", {tally.min_regs, tally.max_regs}},
           {"compile_cpu_s", tally.compile_ms / 1000.0}, {"wall_s", wall}, {"errors", tally.errors.to_json()},
-          {"distinct_errors", tally.errors.groups()}};
+          {"distinct_errors", tally.errors.groups()}, {"walked", walked},
+          {"expression_failures", expr.failed}, {"expression_errors", expr.first}};
 }
 
 void run_check(const Globals& g, const CheckOptions& o) {
@@ -154,10 +166,18 @@ void run_check(const Globals& g, const CheckOptions& o) {
   nlohmann::json report = nlohmann::json::array();
   std::vector<std::string> error_text;  // per report row
   size_t failures = 0;
+  std::vector<std::string> spec_problems;  // empty spaces and expressions that fail to evaluate
   for (const auto& arch : o.archs)
     for (const auto& shape : shapes) {
       report.push_back(check_space(f, shape, arch, o, pool, jobs, error_text));
       failures += report.back()["failed"].get<size_t>();
+      const auto& r = report.back();
+      if (r["walked"].get<size_t>() == 0)
+        spec_problems.push_back("no valid config for " + arch + " at " + to_string(shape));
+      if (r["expression_failures"].get<size_t>() > 0)
+        spec_problems.push_back(std::to_string(r["expression_failures"].get<size_t>()) + " config(s) at " +
+                                to_string(shape) + " (" + arch + ") whose expressions fail, e.g. " +
+                                r["expression_errors"][0].get<std::string>());
     }
   if (o.json) {
     print_json(report);
@@ -183,6 +203,9 @@ void run_check(const Globals& g, const CheckOptions& o) {
       std::fputs(error_text[row].c_str(), stdout);
     }
   }
+  if (!spec_problems.empty())
+    throw std::runtime_error(f.name + ": " + spec_problems.front() +
+                             (spec_problems.size() > 1 ? " (and " + std::to_string(spec_problems.size() - 1) + " more)" : ""));
   if (failures)
     throw std::runtime_error(std::to_string(failures) + " config(s) of " + f.name +
                              " failed to compile");
@@ -199,10 +222,12 @@ void add_check(CLI::App& app, Globals& g) {
   cmd->add_option("--arch", o.archs, "Target architecture(s), e.g. sm_90 sm_89")
       ->default_val(std::vector<std::string>{"sm_90"});
   cmd->add_option("--sample", o.sample,
-                  "Check a seeded random sample of N configs per arch, drawn without listing the space");
+                  "Check a seeded random sample of N configs per arch, drawn without listing the space")
+      ->check(whole_number(1));
   cmd->add_flag("--count", o.count, "Count the valid configs exactly (a full walk; minutes on large spaces)");
-  cmd->add_option("--seed", o.seed, "Seed of the sample")->capture_default_str();
-  cmd->add_option("-j,--jobs", o.jobs, "Compile threads (default: all cores)");
+  cmd->add_option("--seed", o.seed, "Seed of the sample")->check(whole_number(0))->capture_default_str();
+  cmd->add_option("-j,--jobs", o.jobs, "Compile threads (default: all cores)")
+      ->check(whole_number(1, kMaxThreads));
   cmd->add_flag("--no-cache", o.no_cache, "Compile everything, ignoring the cubin cache");
   cmd->add_flag("--json", o.json, "Machine-readable output");
   set_action(cmd, [&g] { run_check(g, o); });

@@ -75,7 +75,7 @@ void add_export(CLI::App& app, Globals& g) {
       std::optional<Store> store;  // opened only for "best"
       for (const auto& s : select_shapes(f, shapes, suite)) {
         const auto stored_best = [&]() -> Config {
-          if (!store) store.emplace(g.db);
+          if (!store) store.emplace(g.db, Store::Access::ReadOnly);
           return complete_stored_config(f, stored_winners(*store, f, {s}, device_named(*store, device), g.db)
                                                .front()
                                                .config);
@@ -87,7 +87,7 @@ void add_export(CLI::App& app, Globals& g) {
       if (in.base_arch.empty()) in.base_arch = "sm_90";
       in.db_path.clear();
     } else {
-      Store store(g.db);
+      Store store(g.db, Store::Access::ReadOnly);
       std::vector<Shape> selected;
       if (shapes.empty() && suite.empty()) {
         selected = store.shapes(f.name);  // everything stored, as `best` shows

@@ -38,8 +38,11 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--device", device, "Device name (default: the one with most evaluations)");
   cmd->add_option("--import", import_file, "A Kernel Tuner cache or T4 file instead of the store");
   cmd->add_option("--strategies", strategies, "Comma-separated strategies")->capture_default_str();
-  cmd->add_option("--seeds", o.seeds, "Runs per strategy")->capture_default_str();
-  cmd->add_option("--budget", o.budget, "Evaluations per run (default: the whole space)");
+  cmd->add_option("--seeds", o.seeds, "Runs per strategy")
+      ->check(whole_number(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--budget", o.budget, "Evaluations per run (default: the whole space)")
+      ->check(whole_number(1));
   cmd->add_option("--csv", csv, "Write the best-so-far curves as CSV (tools/plot_replay.py)");
   cmd->add_option("--seed-from", seed_from,
                   "Also replay each strategy seeded with the 8 best stored configs of this other shape "
@@ -58,7 +61,7 @@ void add_replay(CLI::App& app, Globals& g) {
     const RecordedSpace space = [&] {
       if (!import_file.empty()) return import_recorded(import_file);
       const Family f = load_family(g, family);
-      Store store(g.db);
+      Store store(g.db, Store::Access::ReadOnly);
       StoredSpace s = stored_space(store, f, parse_shape(f, shape), device);
       stored_device = s.device;
       return std::move(s.space);
@@ -76,7 +79,7 @@ void add_replay(CLI::App& app, Globals& g) {
     ReplayReport report = replay(space, names, opts);
     if (!seed_from.empty()) {
       const Family f = load_family(g, family);
-      Store store(g.db);
+      Store store(g.db, Store::Access::ReadOnly);
       opts.seed_configs = neighbour_seeds(store, f, parse_shape(f, seed_from), *stored_device);
       size_t held = 0;
       for (const auto& c : opts.seed_configs) held += space.find(c) ? 1 : 0;

@@ -1,4 +1,6 @@
+#include <charconv>
 #include <csignal>
+#include <sstream>
 #include <unistd.h>
 
 #include "cli/campaign_report.hpp"
@@ -18,6 +20,22 @@ extern "C" void on_sigint(int) {
 }
 
 }  // namespace
+
+// "0,1" -> {0, 1}; throws UsageError naming the bad item.
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    int v = -1;
+    const char* end = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(item.data(), end, v);
+    if (item.empty() || ec != std::errc() || ptr != end || v < 0 || v > 1023)
+      throw UsageError("--gpus: expected all or device numbers like 0,1, got '" + text + "'");
+    out.push_back(v);
+  }
+  if (out.empty()) throw UsageError("--gpus: expected all or device numbers like 0,1, got '" + text + "'");
+  return out;
+}
 
 void install_stop_handler() {
   struct sigaction sa {};
@@ -45,16 +63,24 @@ void add_search(CLI::App& app, Globals& g) {
   add_shape_options(cmd, shapes, suite);
   cmd->add_option("--strategy", o.strategy, "exhaustive | random | evo | anneal")
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed of the strategy and the inputs")->capture_default_str();
-  cmd->add_option("--evals", o.budget.evals_per_shape, "Evaluations per shape (0: no limit)");
-  cmd->add_option("--time", time_budget, "Wall-time budget for the campaign, e.g. 8h, 30m");
+  cmd->add_option("--seed", o.seed, "Seed of the strategy and the inputs")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  cmd->add_option("--evals", o.budget.evals_per_shape, "Evaluations per shape (0: no limit)")
+      ->check(whole_number(0));
+  cmd->add_option("--time", time_budget, "Wall-time budget for the campaign, e.g. 8h, 30m")
+      ->check(duration());
   cmd->add_option("--plateau", o.budget.plateau,
-                  "Stop a shape after N evaluations without a new best (0: off)");
+                  "Stop a shape after N evaluations without a new best (0: off)")
+      ->check(whole_number(0));
   cmd->add_option("--gpus", gpus, "GPUs to use: all, or a list like 0,1")->capture_default_str();
   cmd->add_option("--timeout", o.eval_timeout_s, "Seconds before a hung evaluation is killed")
+      ->check(positive_seconds())
       ->capture_default_str();
-  cmd->add_option("--compile-jobs", o.compile_threads, "NVRTC threads (default: all cores)");
+  cmd->add_option("--compile-jobs", o.compile_threads, "NVRTC threads (default: all cores)")
+      ->check(whole_number(1, kMaxThreads));
   cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
+      ->check(whole_number(0, 1000))
       ->capture_default_str();
   static std::string fixed;
   cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)");
@@ -78,11 +104,7 @@ void add_search(CLI::App& app, Globals& g) {
     opts.timing.cold_l2 = cold_l2;
     if (!time_budget.empty()) opts.budget.time_s = parse_duration(time_budget);
     if (!fixed.empty()) opts.fixed = parse_assignment(fixed);
-    if (gpus != "all") {
-      opts.gpus.clear();
-      std::stringstream ss(gpus);
-      for (std::string item; std::getline(ss, item, ',');) opts.gpus.push_back(std::stoi(item));
-    }
+    if (gpus != "all") opts.gpus = parse_gpu_list(gpus);
     Store store(g.db);
     install_stop_handler();
     const auto outcome = run_campaign(store, f, selected, opts);
@@ -98,9 +120,10 @@ void add_resume(CLI::App& app, Globals& g) {
   static int64_t id = 0;
   static bool json = false;
   static std::string time_budget;
-  cmd->add_option("campaign", id, "Campaign id (see `kforge show`)")->required();
+  cmd->add_option("campaign", id, "Campaign id (see `kforge show`)")->required()->check(whole_number(1));
   cmd->add_option("--time", time_budget,
-                  "Wall-time budget for this run (default: the campaign's own, counted afresh)");
+                  "Wall-time budget for this run (default: the campaign's own, counted afresh)")
+      ->check(duration());
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
     Store store(g.db);

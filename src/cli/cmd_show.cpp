@@ -9,7 +9,7 @@ void add_show(CLI::App& app, Globals& g) {
   static bool json = false;
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
-    Store store(g.db);
+    Store store(g.db, Store::Access::ReadOnly);
     nlohmann::json out = nlohmann::json::array();
     for (const auto& c : store.campaigns()) {
       nlohmann::json shapes = nlohmann::json::array();

@@ -3,7 +3,11 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -20,6 +24,18 @@ std::map<const CLI::App*, Action>& actions() {
 
 void set_action(CLI::App* cmd, Action action) { actions()[cmd] = std::move(action); }
 
+namespace {
+void print_error_line(std::string msg) {
+  if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+  std::fprintf(stderr, "kforge: %s\n", msg.c_str());
+}
+}  // namespace
+
+int usage_error(const std::string& message) {
+  print_error_line(message);
+  return kExitUsage;
+}
+
 int run_selected(CLI::App& app) {
   // The deepest chosen subcommand carries the action ("baseline import").
   const CLI::App* chosen = &app;
@@ -28,11 +44,12 @@ int run_selected(CLI::App& app) {
     try {
       it->second();
       return 0;
+    } catch (const UsageError& e) {
+      // A value the option validators could not judge alone (a duration, a --gpus list).
+      return usage_error(e.what());
     } catch (const std::exception& e) {
-      std::string msg = e.what();
-      if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-      std::fprintf(stderr, "kforge: %s\n", msg.c_str());
-      return 1;
+      print_error_line(e.what());
+      return kExitFailure;
     }
   }
   std::fputs(chosen->help().c_str(), stderr);
@@ -93,20 +110,90 @@ std::string self_exe() {
   return ec ? std::string("kforge") : p.string();
 }
 
-double parse_duration(const std::string& text) {
-  if (text.empty()) throw std::invalid_argument("empty duration");
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("bad duration '" + text + "' (e.g. 8h, 30m, 90s)");
+namespace {
+constexpr double kMaxSeconds = 366.0 * 24 * 3600;
+
+// Digits, an optional fraction and exponent: what strtod accepts minus its extras (leading
+// space, hex, "inf", "nan"), which no one means on a command line.
+bool plain_number_prefix(const std::string& text, size_t& used) {
+  size_t i = 0, digits = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));) ++i, ++digits;
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+    if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      i = j;
+    }
   }
+  used = i;
+  return true;
+}
+}  // namespace
+
+double parse_duration(const std::string& text) {
+  const std::string example = " (e.g. 8h, 30m, 90s)";
+  size_t used = 0;
+  if (!plain_number_prefix(text, used)) throw UsageError("bad duration '" + text + "'" + example);
+  double v = std::strtod(text.substr(0, used).c_str(), nullptr);
   const std::string unit = text.substr(used);
-  if (unit.empty() || unit == "s") return v;
-  if (unit == "m" || unit == "min") return v * 60;
-  if (unit == "h") return v * 3600;
-  throw std::invalid_argument("bad duration '" + text + "' (e.g. 8h, 30m, 90s)");
+  if (unit == "m" || unit == "min")
+    v *= 60;
+  else if (unit == "h")
+    v *= 3600;
+  else if (!unit.empty() && unit != "s")
+    throw UsageError("bad duration '" + text + "': unknown unit '" + unit + "'" + example);
+  if (!std::isfinite(v) || v <= 0)
+    throw UsageError("bad duration '" + text + "': must be positive" + example);
+  if (v > kMaxSeconds) throw UsageError("bad duration '" + text + "': longer than a year");
+  return v;
+}
+
+CLI::Validator whole_number(int64_t min, int64_t max) {
+  const std::string range = max >= (int64_t{1} << 40) ? "a whole number >= " + std::to_string(min)
+                                                      : "a whole number from " + std::to_string(min) +
+                                                            " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
+          return "expected " + range + ", got '" + text + "'";
+        return "";
+      },
+      range.substr(2));
+}
+
+CLI::Validator duration() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_duration(text);
+          return "";
+        } catch (const UsageError& e) {
+          return e.what();
+        }
+      },
+      "DURATION");
+}
+
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t used = 0;
+        if (!plain_number_prefix(text, used) || used != text.size())
+          return "expected a number of seconds, got '" + text + "'";
+        const double v = std::strtod(text.c_str(), nullptr);
+        if (!std::isfinite(v) || v <= 0 || v > kMaxSeconds)
+          return "expected a positive number of seconds (at most a year), got '" + text + "'";
+        return "";
+      },
+      "seconds > 0");
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ using Action = std::function<void()>;
 void set_action(CLI::App* cmd, Action action);
 // Runs the action chosen on the command line; returns the process exit code.
 int run_selected(CLI::App& app);
+// A bad value found after parsing (a duration, a --gpus list): reported like a parse error.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+// Exit codes: 0 done, 1 the command failed, 2 the command line is wrong (unknown option, bad
+// value); every error is one line "kforge: <message>" on stderr.
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+// Prints "kforge: <message>" (its first line) on stderr; returns kExitUsage.
+int usage_error(const std::string& message);
 
 // The folder holding search_spaces/ and kernel_templates/ found from the binary's own place
 // (installed: ../share/kforge; build tree: the file kforge-data-dir.txt beside it); empty if none.
@@ -40,8 +51,21 @@ std::vector<Shape> select_shapes(const Family& f, const std::vector<std::string>
                                  const std::string& suite);
 // The executable itself, to start workers with.
 std::string self_exe();
-// "8h", "30m", "90s", "1.5h", "120" (seconds) -> seconds; throws std::invalid_argument.
+// "8h", "30m", "90s", "1.5h", "120" (seconds) -> seconds; throws UsageError for
+// anything else, and for a duration that is not finite and positive (-5h, nan, inf, 0) or
+// longer than a year.
 double parse_duration(const std::string& text);
+
+// Option validators, checked on the text before CLI11 converts it (an unsigned option would
+// otherwise take "-5" as 2^64-5). Their messages become "kforge: --opt: <problem>".
+// A whole number in [min, max], written in decimal.
+CLI::Validator whole_number(int64_t min, int64_t max = int64_t{1} << 40);
+// A number of seconds, finite, > 0 and at most a year.
+CLI::Validator positive_seconds();
+// A duration parse_duration accepts.
+CLI::Validator duration();
+// Upper bound of thread-count options (--compile-jobs, -j).
+constexpr int64_t kMaxThreads = 1024;
 void print_json(const nlohmann::json& j);
 std::string fmt_us(double us);
 

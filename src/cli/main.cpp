@@ -35,8 +35,16 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A bad command line: one line, exit code 2 (README, "Using it"), like other tools'
+    // usage errors; CLI11's own exit codes (1xx) and second line are not part of the promise.
+    return usage_error(e.what());
   }
   // Logs go to stderr so that --json output on stdout stays clean.
   auto logger = spdlog::stderr_color_mt("kforge");
