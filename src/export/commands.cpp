@@ -1,5 +1,8 @@
 #include "export/commands.hpp"
 
+#include <cctype>
+#include <cstring>
+
 namespace kf::exporter {
 
 namespace {
@@ -7,10 +10,20 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 
 std::string join(const std::vector<std::string>& flags) {
   std::string out;
-  for (const auto& f : flags) out += " " + f;
+  for (const auto& f : flags) out += " " + shell_quote(f);
   return out;
 }
 }  // namespace
+
+std::string shell_quote(const std::string& word) {
+  bool plain = !word.empty();
+  for (char c : word)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_@%+=:,./-", c));
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_options) {
   std::vector<std::string> out;
@@ -33,22 +46,23 @@ std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_option
 std::string nvcc_arch_flag(const std::string& arch) {
   if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f')) {
     const std::string compute = "compute" + arch.substr(arch.find('_'));
-    return "-gencode arch=" + compute + ",code=" + arch;
+    return "-gencode " + shell_quote("arch=" + compute + ",code=" + arch);
   }
-  return "-arch=" + arch;
+  return shell_quote("-arch=" + arch);
 }
 
 std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {
-  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -o " + name + "_runner " + name + ".cu " + name + "_runner.cu";
+  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -o " + shell_quote(name + "_runner") + " " +
+         shell_quote(name + ".cu") + " " + shell_quote(name + "_runner.cu");
 }
 
 std::string object_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {
-  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -c " + name + ".cu";
+  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -c " + shell_quote(name + ".cu");
 }
 
 std::string ncu_command(const std::string& name) {
   // One profiled launch: the runner calls the launcher many times and --set full replays each.
-  return "ncu --set full -k " + name + "_kernel -c 1 ./" + name + "_runner";
+  return "ncu --set full -k " + shell_quote(name + "_kernel") + " -c 1 " + shell_quote("./" + name + "_runner");
 }
 
 }  // namespace kf::exporter

@@ -5,6 +5,11 @@
 
 namespace kf::exporter {
 
+// word as one shell word: unchanged when it holds only characters no shell treats specially,
+// else in single quotes ("-DNAME='a b'" -> "'-DNAME='\''a b'\'''"). Every option, name and path the
+// manifest's command lines carry goes through it, so a spec's option cannot run a command.
+std::string shell_quote(const std::string& word);
+
 // nvcc flags equivalent to a variant's NVRTC options: options nvcc shares (-D, --std,
 // --use_fast_math, --maxrregcount, --ftz, ...) pass through; NVRTC-only ones and include
 // paths (the exported source has its includes inlined) are dropped.

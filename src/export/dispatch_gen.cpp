@@ -4,6 +4,7 @@
 
 #include "export/commands.hpp"
 #include "export/cxx_expr.hpp"
+#include "export/launcher_abi.hpp"
 #include "export/launcher_gen.hpp"
 
 namespace kf::exporter {
@@ -11,17 +12,19 @@ namespace kf::exporter {
 namespace {
 
 // The dispatcher's pointer type for buffer i: the kernels' common type, else void.
-std::string pointer_type(const std::vector<KernelModel>& ks, size_t i) {
+// c_header: spelled for the C/C++ header (kforge_f16 for __half; same ABI).
+std::string pointer_type(const std::vector<KernelModel>& ks, size_t i, bool c_header) {
   const ExportBuffer& b0 = ks.front().buffers[i];
   for (const auto& k : ks)
     if (k.buffers[i].ctype != b0.ctype) return b0.is_const() ? "const void*" : "void*";
-  return b0.pointer_type();
+  return c_header ? header_pointer_type(b0.ctype, b0.is_const()) : b0.pointer_type();
 }
 
-std::string parameters(const std::vector<KernelModel>& ks, const std::string& prefix) {
+std::string parameters(const std::vector<KernelModel>& ks, const std::string& prefix, bool c_header = false) {
   const KernelModel& k0 = ks.front();
   std::string out;
-  for (size_t i = 0; i < k0.buffers.size(); ++i) out += pointer_type(ks, i) + " " + prefix + k0.buffers[i].name + ", ";
+  for (size_t i = 0; i < k0.buffers.size(); ++i)
+    out += pointer_type(ks, i, c_header) + " " + prefix + k0.buffers[i].name + ", ";
   out += dims_parameters(*k0.family, prefix);
   return out;
 }
@@ -47,10 +50,12 @@ std::string generate_dispatch_header(const std::string& name, const std::vector<
   for (size_t i = 0; i < ks.size(); ++i) o << " *   " << i << ": " << ks[i].name << " (" << to_string(ks[i].shape) << ")\n";
   o << " * For a shape, kernels with equal enum dims are tried nearest first (distance: sum over int\n"
        " * dims of |log2 x - log2 y|); the first whose launcher accepts the shape runs.\n */\n";
-  o << "#pragma once\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
+  o << "#pragma once\n#include <cuda_runtime.h>\n\n" << c_types_decl() << "\n"
     << device_info_decl() << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  o << "/* Returns cudaErrorInvalidValue, launching nothing, if no kernel supports the shape. */\n"
-    << dispatch_signature(name, ks) << ";\n\n";
+  o << "/* Returns cudaErrorInvalidValue, launching nothing, if no kernel supports the shape;\n"
+       " * otherwise what the chosen kernel's launcher returns: */\n"
+    << error_codes_comment() << "cudaError_t " << name << "(" << parameters(ks, "", true)
+    << (f.dims.empty() ? "" : ", ") << "cudaStream_t stream);\n\n";
   o << "/* The index (above) of the kernel " << name << " would run for this shape on a device with\n"
        " * these limits (NULL: the export target's), or -1. Host code only; needs no GPU. */\n"
     << "int " << name << "_select(" << dims_parameters(f, "") << (f.dims.empty() ? "" : ", ")

@@ -238,8 +238,8 @@ ExportOutput export_kernels(const ExportInput& in) {
     write_file(in.out_dir / (dname + ".h"), generate_dispatch_header(dname, models), out.files);
     nlohmann::json order = nlohmann::json::array();
     for (const auto& m : models) order.push_back(m.name);
-    std::string objects = "nvcc -O3 " + nvcc_arch_flag(models.front().arch) + " -c " + dname + ".cu";
-    for (const auto& m : models) objects += " " + m.name + ".cu";
+    std::string objects = "nvcc -O3 " + nvcc_arch_flag(models.front().arch) + " -c " + shell_quote(dname + ".cu");
+    for (const auto& m : models) objects += " " + shell_quote(m.name + ".cu");
     man["dispatcher"] = {{"name", dname},
                          {"source", dname + ".cu"},
                          {"header", dname + ".h"},

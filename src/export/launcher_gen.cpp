@@ -6,6 +6,7 @@
 #include "eval/buffers.hpp"
 #include "export/commands.hpp"
 #include "export/cxx_expr.hpp"
+#include "export/launcher_abi.hpp"
 #include "export/tensor_map_gen.hpp"
 
 namespace kf::exporter {
@@ -50,12 +51,6 @@ std::string comment_text(const std::string& s) {
   return out;
 }
 
-bool uses_dtype(const KernelModel& m, const std::string& ctype) {
-  for (const auto& b : m.buffers)
-    if (b.ctype == ctype) return true;
-  return false;
-}
-
 bool has_tensor_maps(const Family& f) {
   for (const ArgSpec& a : f.kernel.args)
     if (a.kind == ArgSpec::Kind::TensorMap) return true;
@@ -74,11 +69,11 @@ std::string joined_texts(const std::vector<Expr>& exprs) {
   return out;
 }
 
-std::string buffer_parameters(const KernelModel& m, const std::string& prefix) {
+std::string buffer_parameters(const KernelModel& m, const std::string& prefix, bool c_header) {
   std::string out;
   for (const auto& b : m.buffers) {
     if (!is_c_identifier(b.name)) throw std::runtime_error("export: buffer name '" + b.name + "' is not a C identifier");
-    out += b.pointer_type() + " " + prefix + b.name + ", ";
+    out += (c_header ? header_pointer_type(b.ctype, b.is_const()) : b.pointer_type()) + " " + prefix + b.name + ", ";
   }
   return out;
 }
@@ -312,8 +307,8 @@ std::string dims_parameters(const Family& f, const std::string& prefix) {
   return out;
 }
 
-std::string launcher_signature(const KernelModel& m, const std::string& prefix) {
-  return "cudaError_t " + m.name + "(" + buffer_parameters(m, prefix) + dims_parameters(*m.family, prefix) +
+std::string launcher_signature(const KernelModel& m, const std::string& prefix, bool c_header) {
+  return "cudaError_t " + m.name + "(" + buffer_parameters(m, prefix, c_header) + dims_parameters(*m.family, prefix) +
          (m.family->dims.empty() ? "" : ", ") + "cudaStream_t " + prefix + "stream)";
 }
 
@@ -366,10 +361,8 @@ std::string generate_header(const KernelModel& m) {
     << " * Family " << f.name << ", config " << to_string(m.config) << ",\n"
     << " * tuned for shape " << to_string(m.shape) << ", target " << m.arch << ".\n"
     << " * Supported shapes: " << comment_text(supported_rule(m)["text"].get<std::string>()) << ".\n */\n";
-  o << "#pragma once\n#include <cuda_runtime.h>\n";
-  if (uses_dtype(m, "__half")) o << "#include <cuda_fp16.h>\n";
-  if (uses_dtype(m, "__nv_bfloat16")) o << "#include <cuda_bf16.h>\n";
-  o << "\n" << device_info_decl() << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  o << "#pragma once\n#include <cuda_runtime.h>\n\n" << c_types_decl() << "\n" << device_info_decl()
+    << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   o << "/* Launches " << m.entry() << " on `stream`. Buffers (device memory):\n";
   for (const auto& b : m.buffers) {
     const char* role = b.role == BufferRole::Input ? "input" : b.role == BufferRole::Output ? "output" : "scratch, zero-filled once by the caller";
@@ -382,11 +375,13 @@ std::string generate_header(const KernelModel& m) {
         o << " *   " << a.buffer << ": dims {" << comment_text(joined_texts(a.dims)) << "}, box {"
           << comment_text(joined_texts(a.box)) << "}, swizzle " << a.swizzle << "\n";
   }
-  o << " * Returns cudaErrorInvalidValue, launching nothing, for a shape this kernel does not\n"
-    << (has_tensor_maps(f) ? " * support, or for a buffer a tensor map cannot address; otherwise the launch's error\n"
-                             " * (cudaGetLastError). */\n"
-                           : " * support; otherwise the launch's error (cudaGetLastError). */\n");
-  o << launcher_signature(m, "") << ";\n\n";
+  o << " * Every buffer must be non-NULL and " << kPointerAlignment << "-byte aligned (cudaMalloc's are).\n"
+    << " * Returns cudaErrorInvalidValue, launching nothing, for a shape this kernel does not\n"
+    << (has_tensor_maps(f) ? " * support, or for a buffer a tensor map cannot address; cudaErrorInvalidDevicePointer\n"
+                           : " * support; cudaErrorInvalidDevicePointer\n")
+    << " * for a NULL or misaligned buffer; otherwise the launch's error (below). */\n"
+    << error_codes_comment();
+  o << launcher_signature(m, "", true) << ";\n\n";
   o << "/* 1 if " << m.name << " supports the shape on a device with these limits (NULL: the\n"
        " * export target's), else 0. Host code only; needs no GPU. */\n";
   o << supports_signature(m, "") << ";\n\n";
@@ -435,7 +430,7 @@ std::string generate_source(const KernelModel& m) {
        "  cudaError_t err = kfx_current_device(device, limits);\n  if (err != cudaSuccess) return err;\n"
        "  kfx_plan_t p;\n"
     << "  if (!kfx_plan(" << plan_args << "limits, p)) return cudaErrorInvalidValue;\n"
-    << "  err = kfx_allow_smem(" << m.entry() << ", device, p.smem);\n  if (err != cudaSuccess) return err;\n";
+    << pointer_checks(m, P) << "  err = kfx_allow_smem(" << m.entry() << ", device, p.smem);\n  if (err != cudaSuccess) return err;\n";
   for (size_t i = 0; i < f.kernel.args.size(); ++i) {
     const ArgSpec& a = f.kernel.args[i];
     if (a.kind != ArgSpec::Kind::TensorMap) continue;
@@ -456,7 +451,7 @@ std::string generate_source(const KernelModel& m) {
     else if (a.kind == ArgSpec::Kind::TensorMap) o << "kfx_map_arg{m" << n << "}";
     else o << "p.a" << n;
   }
-  o << ");\n  return cudaGetLastError();\n}\n";
+  o << ");\n" << launch_result_code() << "}\n";
   return o.str();
 }
 

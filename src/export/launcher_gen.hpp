@@ -12,8 +12,9 @@
 namespace kf::exporter {
 
 // "cudaError_t <name>(const __half* Q, ..., long long S, const char* dtype, cudaStream_t stream)";
-// every parameter name gets `prefix`.
-std::string launcher_signature(const KernelModel& m, const std::string& prefix = "");
+// every parameter name gets `prefix`. c_header: spelled for the C/C++ header (kforge_f16 for
+// __half, launcher_abi.hpp), which declares the same C ABI.
+std::string launcher_signature(const KernelModel& m, const std::string& prefix = "", bool c_header = false);
 // "long long S, const char* dtype"
 std::string dims_parameters(const Family& f, const std::string& prefix);
 // "int <name>_supports(long long S, const char* dtype, const kforge_device_info* device)"

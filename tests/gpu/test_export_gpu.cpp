@@ -243,6 +243,12 @@ TEST_F(ExportGpu, LaunchersMatchReferenceAndRefuseUnsupportedShapes) {
       "  if (k_f16(nullptr, nullptr, nullptr, 64, 1024, \"f32\", 0) != cudaErrorInvalidValue) ++failures;\n"
       "  if (k_bf16(nullptr, nullptr, nullptr, 64, 1026, \"bf16\", 0) != cudaErrorInvalidValue) ++failures;\n"
       "  if (k_f32(nullptr, nullptr, nullptr, 65536, 8, \"f32\", 0) != cudaErrorInvalidValue) ++failures;\n"
+      // A supported shape with a NULL or misaligned buffer: refused as a bad pointer, not launched.
+      "  if (k_f32(nullptr, nullptr, nullptr, 16, 777, \"f32\", 0) != cudaErrorInvalidDevicePointer) ++failures;\n"
+      "  {\n    float* x = fresh<float>(16 * 777 + 4, true);\n"
+      "    if (k_f32(x + 1, x, x, 16, 777, \"f32\", 0) != cudaErrorInvalidDevicePointer) ++failures;\n"
+      "    if (k_f32(x, x, x + 2, 16, 777, \"f32\", 0) != cudaErrorInvalidDevicePointer) ++failures;\n"
+      "    CHECK(cudaFree(x));\n  }\n"
       "  CHECK(cudaGetLastError());  // a refusal leaves no error behind\n";
   build_and_run(body, includes, sources);
 }
@@ -293,7 +299,7 @@ TEST_F(ExportGpu, TensorMapLauncherMatchesReference) {
   body +=
       "  if (tm_f16(nullptr, nullptr, 2, 64, 36, \"f16\", 0) != cudaErrorInvalidValue) ++failures;\n"
       "  {\n    __half* x = fresh<__half>(4096, true);\n"
-      "    if (tm_f16(x + 1, x, 1, 8, 64, \"f16\", 0) != cudaErrorInvalidValue) ++failures;\n"
+      "    if (tm_f16(x + 1, x, 1, 8, 64, \"f16\", 0) != cudaErrorInvalidDevicePointer) ++failures;\n"
       "    CHECK(cudaFree(x));\n  }\n"
       "  CHECK(cudaGetLastError());  // a refusal leaves no error behind\n";
   build_and_run(body, includes, sources, "B=1,R=1,C=8,dtype=f16");

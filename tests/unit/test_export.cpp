@@ -808,5 +808,90 @@ TEST(ReportTool, WritesPageFromStore) {
   fs::remove_all(dir);
 }
 
+// Options and names were pasted into the manifest's shell lines unquoted: an option such as
+// -DX=$(touch /tmp/pwned) ran a command when the line was copied into a shell.
+TEST(ExportNames, ShellCommandsQuoteOptionsAndNames) {
+  EXPECT_EQ(exporter::shell_quote("--std=c++17"), "--std=c++17");
+  EXPECT_EQ(exporter::shell_quote("a b"), "'a b'");
+  EXPECT_EQ(exporter::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(exporter::shell_quote(""), "''");
+  const std::string cmd = exporter::object_command("k", "sm_90", {"-DX=$(touch /tmp/pwned)", "-DY=1;rm"});
+  EXPECT_EQ(cmd, "nvcc -O3 -arch=sm_90 '-DX=$(touch /tmp/pwned)' '-DY=1;rm' -c k.cu");
+  // Run through a shell, each flag stays one word and nothing is executed.
+  const std::string echo = "sh -c " + exporter::shell_quote("printf '%s\\n' " + cmd.substr(5));
+  FILE* p = popen(echo.c_str(), "r");
+  ASSERT_TRUE(p);
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  EXPECT_NE(out.find("-DX=$(touch /tmp/pwned)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("-DY=1;rm\n"), std::string::npos) << out;
+}
+
+// The exported headers are a C ABI: they must compile as C11 (they used __half, a C++ type) and
+// as C++, and the launchers refuse NULL or misaligned buffers with their own error code.
+TEST_F(ExportFixture, HeadersCompileAsCAndCxxAndLaunchersCheckPointers) {
+  if (std::system("gcc --version > /dev/null 2>&1") != 0 || std::system("g++ --version > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "gcc/g++ not found";
+#ifdef KFORGE_CUDA_INCLUDE
+  const std::string cuda_include = KFORGE_CUDA_INCLUDE;
+#else
+  const std::string cuda_include = "/usr/local/cuda/include";
+#endif
+  if (!fs::exists(fs::path(cuda_include) / "cuda_runtime.h")) GTEST_SKIP() << "no cuda_runtime.h in " << cuda_include;
+  ExportInput in;
+  in.family = &family;
+  in.winners = {winner(family, "BLOCK=128,LOAD=plain,VEC=2", "R=64,C=1024,dtype=f16", 4.0),
+                winner(family, "BLOCK=64,LOAD=plain,VEC=1", "R=64,C=1024,dtype=f32", 5.0),
+                winner(family, "BLOCK=128,LOAD=plain,VEC=2", "R=64,C=1024,dtype=bf16", 4.0)};
+  in.out_dir = temp_dir("c_header");
+  in.base_arch = "sm_90";
+  export_kernels(in);
+  const std::string dir = in.out_dir.string();
+  std::string log;
+  int headers = 0;
+  std::vector<fs::path> header_files;
+  for (const auto& e : fs::directory_iterator(in.out_dir))
+    if (e.path().extension() == ".h") header_files.push_back(e.path());
+  for (const fs::directory_entry e : std::vector<fs::directory_entry>(header_files.begin(), header_files.end())) {
+    ++headers;
+    const std::string h = e.path().string();
+    // Included by a C and a C++ file, twice (the header guards itself).
+    const std::string stem = e.path().stem().string();
+    std::ofstream(in.out_dir / (stem + "_use.c")) << "#include \"" << stem << ".h\"\n#include \"" << stem << ".h\"\n";
+    std::ofstream(in.out_dir / (stem + "_use.cpp")) << "#include \"" << stem << ".h\"\n#include \"" << stem << ".h\"\n";
+    EXPECT_EQ(run("cd " + dir + " && gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I" + cuda_include + " " +
+                      stem + "_use.c",
+                  &log),
+              0)
+        << h << ":\n" << log;
+    EXPECT_EQ(run("cd " + dir + " && g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I" + cuda_include + " " + stem +
+                      "_use.cpp",
+                  &log),
+              0)
+        << h << ":\n" << log;
+    const std::string text = read(e.path());
+    EXPECT_NE(text.find("cudaErrorInvalidDevicePointer"), std::string::npos) << "error codes documented in " << h;
+  }
+  EXPECT_EQ(headers, 4);  // three kernels and the dispatcher
+  const std::string src = read(in.out_dir / "export_fixture_R64_C1024_f16.cu");
+  for (const char* buffer : {"kf_X", "kf_bias", "kf_Y"})
+    EXPECT_NE(src.find(std::string("if (") + buffer + " == nullptr || (reinterpret_cast<uintptr_t>(" + buffer +
+                       ") & 15u) != 0) return cudaErrorInvalidDevicePointer;"),
+              std::string::npos)
+        << buffer;
+  // The checks come after the shape (so "unsupported shape" stays cudaErrorInvalidValue, which
+  // the dispatcher relies on) and before anything is launched.
+  EXPECT_LT(src.find("return cudaErrorInvalidValue;\n  // Buffers"), src.find("<<<"));
+  const std::string nvcc = find_nvcc();
+  if (nvcc.empty()) return;
+  EXPECT_EQ(run("cd " + dir + " && " + nvcc + " -arch=sm_90 -Xcompiler -Wall,-Wextra -c export_fixture_R64_C1024_f16.cu "
+                    "export_fixture_dispatch.cu",
+                &log),
+            0)
+      << log;
+}
+
 }  // namespace
 }  // namespace kf
