@@ -30,7 +30,7 @@ const std::map<std::string, Expected> kExpected = {
     {"hang", {Status::Timeout, "no answer after"}},
     {"wrong", {Status::WrongResult, "max_abs"}},
     {"nocompile", {Status::CompileError, "does not compile, on purpose"}},
-    {"bigsmem", {Status::LaunchError, "cudaFuncAttributeMaxDynamicSharedMemorySize"}},
+    {"bigsmem", {Status::Invalid, "bytes of shared memory >"}},  // the pre-launch resource check
     {"unwritten", {Status::WrongResult, "NaN/Inf"}},
     {"oob", {Status::WrongResult, "out-of-bounds write: buffer y"}},
     {"print", {Status::Ok, ""}},
