@@ -74,6 +74,7 @@ SanitizerLog parse_sanitizer_log(const std::string& text) {
       log.errors = std::max<int64_t>(log.errors, std::stoll(m[1].str()));
       log.summary = line.substr(static_cast<size_t>(m.position(0)));
     } else if (std::regex_search(line, m, race_summary)) {
+      log.has_summary = true;  // racecheck's only summary: on the H100 it prints no ERROR SUMMARY line
       log.errors = std::max<int64_t>(log.errors, std::stoll(m[2].str()));
       log.warnings = std::stoll(m[3].str());
       race_line = line.substr(static_cast<size_t>(m.position(0)));

@@ -31,6 +31,7 @@ struct CheckOptions {
   uint64_t seed = 1;
   size_t jobs = 0;
   bool no_cache = false, json = false, count = false;
+  bool quiet = false;  // -q or --json: no progress line
 };
 
 // One shape per specialization: configs compile identically for shapes that only differ in
@@ -100,13 +101,13 @@ nlohmann::json check_space(const Family& f, const Shape& shape, const std::strin
   double valid = space.estimate_valid(est_rng, 200);
   bool exact = false;
   if (o.count) {
-    ProgressLine counting(label + " counting", "valid configs", 0, false, o.json);
+    ProgressLine counting(label + " counting", "valid configs", 0, false, o.quiet);
     valid = static_cast<double>(space.count_valid([&](size_t n) { counting.update(n); }));
     counting.finish(static_cast<size_t>(valid));
     exact = true;
   }
   const size_t expected = o.sample ? o.sample : static_cast<size_t>(std::llround(valid));
-  ProgressLine progress(label, "compiled", expected, !o.sample && !exact, o.json);
+  ProgressLine progress(label, "compiled", expected, !o.sample && !exact, o.quiet);
   const auto t0 = std::chrono::steady_clock::now();
   Tally tally;
   const CompiledKernel ref = pool.submit(render_reference(f, shape), arch).get();
@@ -230,7 +231,10 @@ void add_check(CLI::App& app, Globals& g) {
       ->check(whole_number(1, kMaxThreads));
   cmd->add_flag("--no-cache", o.no_cache, "Compile everything, ignoring the cubin cache");
   cmd->add_flag("--json", o.json, "Machine-readable output");
-  set_action(cmd, [&g] { run_check(g, o); });
+  set_action(cmd, [&g] {
+    o.quiet = g.quiet || o.json;
+    run_check(g, o);
+  });
 }
 
 }  // namespace kf::cli

@@ -58,6 +58,12 @@ TEST(Sanitize, ParsesRacecheckHazards) {
       "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n========= ERROR SUMMARY: 0 errors\n");
   EXPECT_EQ(warn.errors, 0);
   EXPECT_EQ(warn.warnings, 1);
+  // compute-sanitizer 2025 (CUDA 13.0) ends a racecheck log with this line alone
+  const auto alone = parse_sanitizer_log("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n");
+  EXPECT_TRUE(alone.has_summary);
+  EXPECT_EQ(alone.errors, 0);
+  EXPECT_TRUE(judge_sanitizer_run(gate_ok(), std::string("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, "
+                                                         "0 warnings)\n"), "exit code 0").passed);
 }
 
 TEST(Sanitize, NoSummaryIsNoVerdict) {
