@@ -115,11 +115,16 @@ struct CpAsyncKv {
 // waited for just before P V). With MC > 1 a slot is refilled only once every CTA of the cluster has said
 // it is done with it (release) on the refilling CTA's empty mbarrier. Box loads past S read zeros.
 // Barriers: 24 * STAGES bytes at `tail` (full, empty, full_v; 8 bytes each per slot).
-template <class T, int ROWE, int COLS, int BN, int STAGES, int MC, bool SPLIT_WAIT>
+// A slot holds a tile in kf::Sw128Layout<COLS, BN>: one box of 64 columns x SLICE rows per 64-column block
+// (rows 128 bytes apart, blocks BN * 128 bytes apart), each landing 1024-byte aligned in its block.
+template <class T, int COLS, int BN, int STAGES, int MC, bool SPLIT_WAIT>
 struct TmaKvRing {
+  static_assert(COLS % 64 == 0 && sizeof(T) == 2, "boxes of 64 16-bit columns (128-byte swizzle rows)");
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
+  static constexpr int BLOCKS = COLS / 64;  // 64-column blocks: one box each
+  static constexpr unsigned BLOCK_BYTES = BN * 128u;
   static constexpr unsigned TILE_BYTES = 2u * BN * COLS * sizeof(T);
-  static constexpr unsigned SLOT_BYTES = BN * ROWE * (unsigned)sizeof(T);
+  static constexpr unsigned SLOT_BYTES = BN * COLS * (unsigned)sizeof(T);
   static constexpr unsigned BARRIER_BYTES = 24 * STAGES;
   unsigned full0 = 0, empty0 = 0, full_v0 = 0;  // STAGES mbarriers each, 8 bytes apart
   unsigned k_slice = 0, v_slice = 0;  // smem address of this CTA's slice in ring slot 0
@@ -147,8 +152,8 @@ struct TmaKvRing {
     empty0 = tail + 8 * STAGES;
     full_v0 = tail + 16 * STAGES;
     v_ring = smem_u32(sV);
-    k_slice = smem_u32(sK) + rank * SLICE * ROWE * (unsigned)sizeof(T);
-    v_slice = smem_u32(sV) + rank * SLICE * ROWE * (unsigned)sizeof(T);
+    k_slice = smem_u32(sK) + rank * SLICE * 128u;
+    v_slice = smem_u32(sV) + rank * SLICE * 128u;
     row0 = key0 + (int)rank * SLICE;
     bh = head;
     n = tiles;
@@ -168,11 +173,15 @@ struct TmaKvRing {
     load(v_slice + off, *mapV, row, full_v);
   }
   __device__ __forceinline__ void issue_in_range(int t) const { issue(t); }
+  // Every 64-column block of this CTA's slice of rows [row, row + SLICE), one box each.
   __device__ __forceinline__ void load(unsigned dst, const TmaDesc& map, int row, unsigned mbar) const {
-    if constexpr (MC > 1)
-      tma_load_3d_multicast(dst, map, 0, row, bh, mbar, (unsigned short)((1u << MC) - 1));
-    else
-      tma_load_3d(dst, map, 0, row, bh, mbar);
+#pragma unroll
+    for (int cb = 0; cb < BLOCKS; ++cb) {
+      if constexpr (MC > 1)
+        tma_load_3d_multicast(dst + cb * BLOCK_BYTES, map, cb * 64, row, bh, mbar, (unsigned short)((1u << MC) - 1));
+      else
+        tma_load_3d(dst + cb * BLOCK_BYTES, map, cb * 64, row, bh, mbar);
+    }
   }
   template <int AHEAD>
   __device__ __forceinline__ void wait(int t) const {

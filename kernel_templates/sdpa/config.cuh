@@ -28,8 +28,8 @@
 //                 half of every tile's keys (WARPS_N 2, WN_KEYS=tile) and merge at the end
 //   KF_Q_LOAD_CP_ASYNC | KF_Q_LOAD_TMA  (TMA: KV_LOAD=tma) how Q reaches smem: every thread's cp.async, or one
 //                 thread's TMA box load (the tensor map tmQ) on its own mbarrier
-//   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma, D 64)
-//                 one thread's TMA box loads from the tensor maps tmK / tmV, each ring slot completed on a
+//   KF_KV_LOAD_CP_ASYNC | KF_KV_LOAD_TMA  how K/V tiles reach smem: every thread's cp.async, or (wgmma)
+//                 one thread's TMA box loads (one box per 64 columns of D) from the tensor maps tmK / tmV, each ring slot completed on a
 //                 "full" mbarrier by byte count (no LSU issue, no cp.async wait in the compute warps)
 //   KF_KV_MCAST  (TMA) cluster of KV_MCAST neighbouring query blocks of one head: each CTA loads 1 / KV_MCAST
 //                 of every K/V tile and multicasts it to all of them, so each tile crosses L2 -> SM once per
@@ -208,15 +208,20 @@ constexpr int PP_THREADS = WG_PP ? 256 : 2 * GT;  // the two turn-taking groups'
 #if !defined(KF_LAYOUT_SWIZZLED)
 #error "MMA=wgmma needs LAYOUT=swizzled"
 #endif
-typedef kf::Sw128Layout<HD> Lay;  // what wgmma's 128-byte-swizzle descriptors read
+// what wgmma's 128-byte-swizzle descriptors read and TMA boxes write: 64-column blocks of the tile's rows
+typedef kf::Sw128Layout<HD, BM> LayQ;
+typedef kf::Sw128Layout<HD, BN> LayKV;
 #elif defined(KF_LAYOUT_SWIZZLED)
-typedef kf::SwizzledLayout<HD> Lay;
+typedef kf::SwizzledLayout<HD> LayQ;
+typedef LayQ LayKV;
 #elif defined(KF_LAYOUT_PADDED)
-typedef kf::PaddedLayout<HD> Lay;
+typedef kf::PaddedLayout<HD> LayQ;
+typedef LayQ LayKV;
 #else
-typedef kf::PlainLayout<HD> Lay;
+typedef kf::PlainLayout<HD> LayQ;
+typedef LayQ LayKV;
 #endif
-constexpr int ROWE = Lay::kRowElems;  // allocated elements per smem row
+constexpr int ROWE = LayQ::kRowElems;  // allocated elements per smem row
 // Shared-memory carve-up (must match the spec's smem_bytes): sQ [BM][ROWE], sK [RINGS][STAGES][BN][ROWE],
 // sV [RINGS][STAGES][BN][ROWE], then KV_MERGE=push's mbarrier and receive buffer, the TMA ring barriers, Q's.
 constexpr int Q_ELEMS = BM * ROWE;
@@ -243,7 +248,7 @@ static_assert(STAGES >= 1, "STAGES >= 1");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8 elements");
 static_assert(RPW % 16 == 0, "mma path: rows per warp must be a multiple of 16");
 static_assert(BNW % 16 == 0, "BLOCK_N / WARPS_N must be a multiple of 16");
-static_assert(!TMA_KV || (WGMMA && HD == 64 && STAGES >= 2), "KV_LOAD=tma needs wgmma, D 64, STAGES >= 2");
+static_assert(!TMA_KV || (WGMMA && STAGES >= 2), "KV_LOAD=tma needs wgmma and STAGES >= 2");
 static_assert(!TMA_Q || TMA_KV, "Q_LOAD=tma needs KV_LOAD=tma");
 static_assert(!TMA_KV || !WN_RANGE || MC == 1, "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),

@@ -7,7 +7,7 @@ struct MmaGemm : PathState {
   // S = Q K^T for one tile (this warp's key group)
   __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
     const int ln = fresh_lane();
-    const int k_row = kf::lm_bn_row(ln), k_col = kf::lm_bn_col(ln), k_lane = Lay::off(k_row, k_col);
+    const int k_row = kf::lm_bn_row(ln), k_col = kf::lm_bn_col(ln), k_lane = LayKV::off(k_row, k_col);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -28,7 +28,7 @@ struct MmaGemm : PathState {
 #pragma unroll
       for (int np = 0; np < BNW / 16; ++np) {
         unsigned b0, b1, b2, b3;
-        kf::ldmatrix_x4(b0, b1, b2, b3, sK + frag_off(k_lane, k_row, k_col, np * 16, kk * 16));
+        kf::ldmatrix_x4(b0, b1, b2, b3, sK + frag_off<LayKV>(k_lane, k_row, k_col, np * 16, kk * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(s[mt][2 * np], a[mt], b0, b1);
@@ -52,7 +52,7 @@ struct MmaGemm : PathState {
   // O += P V for one tile, P from the scores (or packed P)
   __device__ __forceinline__ void pv(const float (&s)[MT][NTN][4], const PPacked& pk, const elem_t* sV) {
     const int ln = fresh_lane();
-    const int v_row = kf::lm_bt_row(ln), v_col = kf::lm_bt_col(ln), v_lane = Lay::off(v_row, v_col);
+    const int v_row = kf::lm_bt_row(ln), v_col = kf::lm_bt_col(ln), v_lane = LayKV::off(v_row, v_col);
 #pragma unroll
     for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[MT][4];
@@ -61,7 +61,7 @@ struct MmaGemm : PathState {
 #pragma unroll
       for (int dp = 0; dp < HD / 16; ++dp) {
         unsigned b0, b1, b2, b3;
-        kf::ldmatrix_x4_trans(b0, b1, b2, b3, sV + frag_off(v_lane, v_row, v_col, kk * 16, dp * 16));
+        kf::ldmatrix_x4_trans(b0, b1, b2, b3, sV + frag_off<LayKV>(v_lane, v_row, v_col, kk * 16, dp * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           kf::mma_16816<TR::is_bf16>(o[mt][2 * dp], a[mt], b0, b1);

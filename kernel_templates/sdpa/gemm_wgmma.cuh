@@ -18,9 +18,12 @@ static_assert(WM % 4 == 0, "wgmma path: whole warpgroups per key group");
 struct WgmmaGemm : PathState {
   typedef kf::Wgmma<BNW, TR::is_bf16> WgS;  // S = Q K^T: m64 n (BLOCK_N / WARPS_N) k16
   typedef kf::Wgmma<HD, TR::is_bf16> WgO;  // O += P V: m64 n D k16
-  // K-major operand (Q or K, [rows][D]) for k-step kk: 32 bytes per step inside a 64-column atom
+  static constexpr unsigned V_LBO = HD == 64 ? LayKV::kAtomBytes : LayKV::kBlockBytes;
+  // K-major operand (Q or K, [rows][D] in layout L) for k-step kk: 32 bytes per step inside a 64-column
+  // block, L::kBlockBytes between blocks
+  template <class L>
   static __device__ __forceinline__ unsigned long long k_major(unsigned base, int kk) {
-    return kf::wgmma_desc(base + (kk >> 2) * Lay::kAtomBytes + (kk & 3) * 32, 16, Lay::kRowGroupBytes);
+    return kf::wgmma_desc(base + (kk >> 2) * L::kBlockBytes + (kk & 3) * 32, 16, L::kRowGroupBytes);
   }
   template <int N>
   static __device__ __forceinline__ void fence_acc(float (&d)[N][4]) {
@@ -61,16 +64,16 @@ struct WgmmaGemm : PathState {
   // WAIT = false leaves it in flight (PIPE_QK): the next wgmma wait completes it, then qk_complete().
   template <bool WAIT = true>
   __device__ __forceinline__ void wg_qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
-    const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * HD * 2;  // 8 row groups per warpgroup
+    const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * 128;  // 64 rows of 128 bytes per warpgroup
     const unsigned k0 = kf::smem_u32(sK);
     turn_begin();
     kf::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < HD / 16; ++kk) {
       if constexpr (Q_REGS)
-        WgS::template rs<false>(s[0], qf[0][kk], k_major(k0, kk), kk);
+        WgS::template rs<false>(s[0], qf[0][kk], k_major<LayKV>(k0, kk), kk);
       else
-        WgS::template ss<false>(s[0], k_major(q0, kk), k_major(k0, kk), kk);
+        WgS::template ss<false>(s[0], k_major<LayQ>(q0, kk), k_major<LayKV>(k0, kk), kk);
     }
     kf::wgmma_commit();
     turn_end(false);
@@ -109,7 +112,7 @@ struct WgmmaGemm : PathState {
   __device__ __forceinline__ static void qk_complete(float (&s)[MT][NTN][4]) { fence_acc(s[0]); }
 
   // O += P V; A = P (registers), B = V (smem [keys][D], N-major): 16 keys = two 8-row groups per
-  // step, 64-column blocks of D 1024 bytes apart.
+  // step, 64-column blocks of D LayKV::kBlockBytes apart (LBO; unused when D is one block, 1024 as before).
   __device__ __forceinline__ void wg_pv(const float (&s)[MT][NTN][4], const PPacked& pk, const elem_t* sV) {
     const unsigned v0 = kf::smem_u32(sV);
     fence_acc(o[0]);
@@ -119,8 +122,8 @@ struct WgmmaGemm : PathState {
     for (int kk = 0; kk < BNW / 16; ++kk) {
       unsigned a[4];
       p_frag(a, s, pk, 0, kk);
-      WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * Lay::kRowGroupBytes, Lay::kAtomBytes,
-                                                     Lay::kRowGroupBytes), 1);
+      WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * LayKV::kRowGroupBytes, V_LBO,
+                                                     LayKV::kRowGroupBytes), 1);
     }
     kf::wgmma_commit();
     turn_end(true);

@@ -16,8 +16,8 @@ struct Path : Gemm {
   __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
                                        float sl2, F&& issue) {
     if constexpr (WN > 1 && !WN_RANGE) {  // this key group's part of the tile
-      sK += wn * BNW * ROWE;
-      sV += wn * BNW * ROWE;
+      sK += wn * BNW * LayKV::kRowStep;
+      sV += wn * BNW * LayKV::kRowStep;
       n0 += wn * BNW;
     }
     float s[MT][NTN][4];

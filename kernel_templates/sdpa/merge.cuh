@@ -108,11 +108,11 @@ __device__ __forceinline__ void merge_columns_store_as(Path& p, float* cbuf, ele
       const float inv = l > 0.f ? __frcp_rn(l) : 0.f;
 #pragma unroll
       for (int k = 0; k < DB; ++k)
-        *reinterpret_cast<unsigned*>(sQ + Lay::off(rl, (G * DB + k) * 8 + 2 * t)) =
+        *reinterpret_cast<unsigned*>(sQ + LayQ::off(rl, (G * DB + k) * 8 + 2 * t)) =
             TR::pack2(acc[k].x * inv, acc[k].y * inv);
     }
   __syncthreads();  // every group's columns of O staged in sQ
-  kf::store_tile_from_smem<Lay, HD, BM, NT>(sQ, Oh, m0, S, tid);
+  kf::store_tile_from_smem<LayQ, HD, BM, NT>(sQ, Oh, m0, S, tid);
 }
 
 // WARPS_N > 1 (KV_SPLITS is 1): the key groups merge and write O. Two key-range groups: group 0 hands its

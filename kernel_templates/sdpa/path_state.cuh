@@ -39,17 +39,19 @@ struct PathState {
     return l;
   }
   // Offset of this lane's ldmatrix row in the 16x16 block at (r0, c0), where the lane map puts the
-  // lane at (row, col) of the block at (0, 0) and lane_off = Lay::off(row, col). LANE_ADDR: one XOR
-  // on lane_off (computed once per tile); otherwise the full offset, which the compiler hoists.
+  // lane at (row, col) of the block at (0, 0) and lane_off = L::off(row, col) in the tile's layout L (LayQ or
+  // LayKV). LANE_ADDR: one XOR on lane_off (computed once per tile); otherwise the full offset, which the
+  // compiler hoists.
+  template <class L>
   static __device__ __forceinline__ int frag_off(int lane_off, int row, int col, int r0, int c0) {
     if constexpr (LANE_ADDR)
-      return r0 * ROWE + Lay::add_col(lane_off, c0);
+      return r0 * L::kRowStep + L::add_col(lane_off, c0);
     else
-      return Lay::off(r0 + row, c0 + col);
+      return L::off(r0 + row, c0 + col);
   }
   __device__ __forceinline__ void load_q_frag(unsigned (&a)[4], const elem_t* sQ, int mt, int kk, int ln) const {
     const int row = warp * RPW + kf::lm_a_row(ln), col = kf::lm_a_col(ln);
-    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + frag_off(Lay::off(row, col), row, col, mt * 16, kk * 16));
+    kf::ldmatrix_x4(a[0], a[1], a[2], a[3], sQ + frag_off<LayQ>(LayQ::off(row, col), row, col, mt * 16, kk * 16));
   }
   __device__ __forceinline__ void q_to_regs(const elem_t* sQ) {
     if constexpr (Q_REGS) {
@@ -96,7 +98,7 @@ struct PathState {
   // Normalise and write this warp's rows (WARPS_N 1): registers -> its own rows of sQ -> 16-byte stores.
   // (A TMA box store per warp was no faster, docs/experiments/46-o-by-tma-box-stores.md.)
   __device__ __forceinline__ void store(elem_t* sQ, elem_t* __restrict__ Oh, int m0, int S) {
-    kf::store_rows_normalised<Lay, TR, HD, RPW, KF_DIAG_STORE>(o, row, warp, lane, sQ, Oh, m0, S);
+    kf::store_rows_normalised<LayQ, TR, HD, RPW, KF_DIAG_STORE>(o, row, warp, lane, sQ, Oh, m0, S);
   }
 
   // DIAG: a value of every accumulator, for a test the compiler cannot fold (their results stay live).

@@ -11,12 +11,12 @@
 // overtake the leader's last P V.) STAGES >= 3 keeps the leader fed.
 constexpr int TMA_PRODUCER = WG_PP ? NT - 128 : 0;
 
-typedef kf::TmaKvRing<elem_t, ROWE, HD, BN, STAGES, MC, SPLIT_WAIT> TmaRing;
+typedef kf::TmaKvRing<elem_t, HD, BN, STAGES, MC, SPLIT_WAIT> TmaRing;
 #if defined(KF_KV_LOAD_TMA)
 typedef TmaRing KvPipe;
 #else
 // cp.async: every thread of the ring's key group; wgmma reads the tiles through the async proxy
-typedef kf::CpAsyncKv<elem_t, Lay, HD, BN, STAGES, VEC, (WN_RANGE ? GT : NT), SPLIT_WAIT, WGMMA> KvPipe;
+typedef kf::CpAsyncKv<elem_t, LayKV, HD, BN, STAGES, VEC, (WN_RANGE ? GT : NT), SPLIT_WAIT, WGMMA> KvPipe;
 #endif
 
 // Q: every thread's cp.async (one commit group, before any K/V tile's), or (Q_LOAD=tma) one box load by
@@ -27,10 +27,12 @@ __device__ __forceinline__ void load_q(elem_t* sQ, const elem_t* Qh, const kf::T
   if constexpr (TMA_Q) {
     if (tid == 0) {
       kf::mbar_arrive_expect_tx(q_mbar, BM * HD * (unsigned)sizeof(elem_t));
-      kf::tma_load_3d(kf::smem_u32(sQ), tmQ, 0, m0, bh, q_mbar);
+#pragma unroll
+      for (int cb = 0; cb < HD / 64; ++cb)  // one box per 64-column block of LayQ
+        kf::tma_load_3d(kf::smem_u32(sQ) + cb * LayQ::kBlockBytes, tmQ, cb * 64, m0, bh, q_mbar);
     }
   } else {
-    kf::load_tile_async<BM, HD, VEC, NT, Lay>(sQ, Qh, m0, S, tid);
+    kf::load_tile_async<BM, HD, VEC, NT, LayQ>(sQ, Qh, m0, S, tid);
     kf::cp_async_commit();
   }
 }
