@@ -253,10 +253,11 @@ static_assert(!TMA_Q || TMA_KV, "Q_LOAD=tma needs KV_LOAD=tma");
 static_assert(!TMA_KV || !WN_RANGE || MC == 1, "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
-static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= 3 && MC == 1 && KS == 1 && !PIPE_QK &&
-                         ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64))),
+static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= 3 && MC == 1 && KS == 1 &&
+                         ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64 && !PIPE_QK))),
               "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
-              "KV_SPLITS 1, PIPE_QK 0, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile)");
-static_assert(!PIPE_QK || (STAGES >= 3 && !SPLIT_WAIT && WN == 1), "PIPE_QK needs STAGES >= 3, KV_WAIT=joint, WARPS_N=1");
+              "KV_SPLITS 1, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile, PIPE_QK 0)");
+static_assert(!PIPE_QK || (STAGES >= 3 && (!SPLIT_WAIT || TMA_KV) && WN == 1),
+              "PIPE_QK needs STAGES >= 3, KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
 static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");

@@ -66,6 +66,11 @@ __device__ __forceinline__ void key_range_loop(Path& path, KvPipe& pipe, const K
 // Q K^T of tile jj+1 is issued before the softmax of tile jj, so the tensor pipe works while the MUFU/ALU
 // pipes do the softmax (one warp per scheduler cannot overlap them otherwise). Needs K_{jj+1} and V_jj
 // resident: STAGES >= 3, one wait depth less than the plain loop.
+// WG_PINGPONG (FA3's ping-pong and intra-warpgroup overlap together): the two warpgroups take turns for each
+// MMA issue (Q K^T of tile 0, then per tile Q K^T of the next and P V of this one) and share no CTA barrier.
+// The producer (TMA_PRODUCER, in the lagging warpgroup) refills tile jj-1's slot right after issuing its Q K^T
+// of tile jj+1: the leader issued its own before (turn order), after its P V of tile jj-1 had completed, and
+// the producer's warpgroup completed that P V too; K of tile jj-1 was done with before.
 __device__ __forceinline__ void pipelined_loop(Path& path, KvPipe& pipe, const KeyLoop& c) {
   const int ntiles = c.n;
   float sc[MT][Path::kNTN][4], sn[MT][Path::kNTN][4];
@@ -75,11 +80,18 @@ __device__ __forceinline__ void pipelined_loop(Path& path, KvPipe& pipe, const K
     pipe.wait<(STAGES >= 2 ? STAGES - 2 : 0)>(0);
     __syncthreads();
   }
+  if constexpr (WG_PP) path.turn_start();
   if (ntiles > 0) path.qk(c.sQ, c.sK, sc);
   for (int jj = 0; jj < ntiles; ++jj) {
     const int j = c.t0 + jj;
     const int jn = jj + STAGES - 1;
-    if constexpr (TMA_KV) {
+    if constexpr (WG_PP) {
+      if (jj + 1 < ntiles) {
+        pipe.wait<(STAGES >= 3 ? STAGES - 3 : 0)>(jj + 1);
+        path.qk_issue(c.sQ, c.sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+        if (c.tid == TMA_PRODUCER) pipe.issue(jn);  // (jj 0: slot STAGES - 1, never used yet)
+      }
+    } else if constexpr (TMA_KV) {
       __syncthreads();  // every warp is done with tile jj-1's slot, which tile jn refills
       if (c.tid == 0 && jn < ntiles) {
         if (jj > 0) pipe.release(jj - 1);
@@ -91,7 +103,8 @@ __device__ __forceinline__ void pipelined_loop(Path& path, KvPipe& pipe, const K
       __syncthreads();  // tile jj+1 resident for all; every warp is done with tile jj-1's slot
       pipe.issue(jn);
     }
-    if (jj + 1 < ntiles) path.qk_issue(c.sQ, c.sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+    if (!WG_PP && jj + 1 < ntiles) path.qk_issue(c.sQ, c.sK + ((jj + 1) % STAGES) * KV_ELEMS, sn);
+    path.pp_last = jj == ntiles - 1;
     const elem_t* tV = c.sV + (jj % STAGES) * KV_ELEMS;
     if (j >= c.first_mask)
       path.template softmax_pv<true>(sc, tV, j * BN, c.m0, c.S, c.sl2);
