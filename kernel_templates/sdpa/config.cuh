@@ -51,7 +51,9 @@
 //   KF_EXP2_POLY  (mma path) one element in four takes its exp2 from a polynomial on the FMA pipe (poly_exp2)
 //                 and the others from the MUFU: with one warp per scheduler the MUFU's 8 cycles per warp
 //                 instruction and the issue slots of the rest of the softmax balance at about that share.
-//   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax
+//   KF_PIPE_QK  (mma path) 1: software-pipelined key loop, Q K^T of the next tile before this tile's softmax;
+//                 2 (wgmma, TMA): FA3's intra-warpgroup overlap, Q K^T of the next tile and P V of this one in flight
+//                 together under the next tile's softmax (sdpa/overlap_loop.cuh)
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   KF_LANE_ADDR  (mma.sync only) 1: ldmatrix addresses recomputed per tile instead of hoisted (fewer live registers)
 // The mma-path options (Q_IN, KV_SPLITS, P_EARLY, EXP2, PIPE_QK, LAZY_RESCALE) apply to wgmma too.
@@ -257,6 +259,7 @@ static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >
                          ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64 && !PIPE_QK))),
               "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
               "KV_SPLITS 1, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile, PIPE_QK 0)");
+static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV), "PIPE_QK=2 needs MMA=wgmma and KV_LOAD=tma");
 static_assert(!PIPE_QK || (STAGES >= 3 && (!SPLIT_WAIT || TMA_KV) && WN == 1),
               "PIPE_QK needs STAGES >= 3, KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");

@@ -64,17 +64,9 @@ struct WgmmaGemm : PathState {
   // WAIT = false leaves it in flight (PIPE_QK): the next wgmma wait completes it, then qk_complete().
   template <bool WAIT = true>
   __device__ __forceinline__ void wg_qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
-    const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * 128;  // 64 rows of 128 bytes per warpgroup
-    const unsigned k0 = kf::smem_u32(sK);
     turn_begin();
     kf::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < HD / 16; ++kk) {
-      if constexpr (Q_REGS)
-        WgS::template rs<false>(s[0], qf[0][kk], k_major<LayKV>(k0, kk), kk);
-      else
-        WgS::template ss<false>(s[0], k_major<LayQ>(q0, kk), k_major<LayKV>(k0, kk), kk);
-    }
+    qk_mmas(sQ, sK, s);
     kf::wgmma_commit();
     turn_end(false);
     if constexpr (WAIT) {
@@ -84,6 +76,28 @@ struct WgmmaGemm : PathState {
   }
   __device__ __forceinline__ void qk(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
     wg_qk(sQ, sK, s);
+  }
+  // The MMAs alone (no fence, commit, turn or wait): S = Q K^T, and O += P V
+  __device__ __forceinline__ void qk_mmas(const elem_t* sQ, const elem_t* sK, float (&s)[MT][NTN][4]) const {
+    const unsigned q0 = kf::smem_u32(sQ) + (warp >> 2) * 64 * 128;  // 64 rows of 128 bytes per warpgroup
+    const unsigned k0 = kf::smem_u32(sK);
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk) {
+      if constexpr (Q_REGS)
+        WgS::template rs<false>(s[0], qf[0][kk], k_major<LayKV>(k0, kk), kk);
+      else
+        WgS::template ss<false>(s[0], k_major<LayQ>(q0, kk), k_major<LayKV>(k0, kk), kk);
+    }
+  }
+  __device__ __forceinline__ void pv_mmas(const float (&s)[MT][NTN][4], const PPacked& pk, const elem_t* sV) {
+    const unsigned v0 = kf::smem_u32(sV);
+#pragma unroll
+    for (int kk = 0; kk < BNW / 16; ++kk) {
+      unsigned a[4];
+      p_frag(a, s, pk, 0, kk);
+      WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * LayKV::kRowGroupBytes, V_LBO,
+                                                     LayKV::kRowGroupBytes), 1);
+    }
   }
   // The start of a tile: Q K^T and the next tile's loads (issue), in LOAD_ORDER.
   template <class F>
@@ -114,17 +128,10 @@ struct WgmmaGemm : PathState {
   // O += P V; A = P (registers), B = V (smem [keys][D], N-major): 16 keys = two 8-row groups per
   // step, 64-column blocks of D LayKV::kBlockBytes apart (LBO; unused when D is one block, 1024 as before).
   __device__ __forceinline__ void wg_pv(const float (&s)[MT][NTN][4], const PPacked& pk, const elem_t* sV) {
-    const unsigned v0 = kf::smem_u32(sV);
     fence_acc(o[0]);
     turn_begin();
     kf::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BNW / 16; ++kk) {
-      unsigned a[4];
-      p_frag(a, s, pk, 0, kk);
-      WgO::template rs<true>(o[0], a, kf::wgmma_desc(v0 + kk * 2 * LayKV::kRowGroupBytes, V_LBO,
-                                                     LayKV::kRowGroupBytes), 1);
-    }
+    pv_mmas(s, pk, sV);
     kf::wgmma_commit();
     turn_end(true);
     kf::wgmma_wait<0>();

@@ -30,6 +30,18 @@ struct Path : Gemm {
   __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int m0, int S,
                                              float sl2) {
     PPacked pk;  // P as 16-bit pairs (P_EARLY)
+    float al[MT][2];
+    softmax<MASK>(s, pk, al, n0, m0, S, sl2);
+    rescale(al);
+    wait_v_of(pipe, sV);  // KV_WAIT=split: V of this tile
+    this->pv(s, pk, sV);
+  }
+
+  // Mask and online softmax of one tile's scores s (keys n0..): P packed into pk (P_EARLY) or left in s, the
+  // rows' running max and sum updated; al = each row's rescale factor for O (alpha; 1 when its max held).
+  template <bool MASK>
+  __device__ __forceinline__ void softmax(float (&s)[MT][NTN][4], PPacked& pk, float (&al)[MT][2], int n0, int m0,
+                                          int S, float sl2) {
     const int g = lane >> 2, t = lane & 3;
     if constexpr (MASK) {
 #pragma unroll
@@ -49,7 +61,6 @@ struct Path : Gemm {
     // online softmax, P kept in the score registers
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
-      float al[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = KF_NEG_INF;
@@ -86,21 +97,25 @@ struct Path : Gemm {
           rs += p0 + p1;
         }
         row[mt][r].l = row[mt][r].l * alpha + rs;
-        al[r] = alpha;
+        al[mt][r] = alpha;
       }
-      // alpha == 1 exactly when the row max did not move; a warp-uniform vote skips the pass
-      if (!KF_LAZY_RESCALE || __any_sync(0xffffffffu, al[0] != 1.f || al[1] != 1.f)) {
+    }
+  }
+
+  // O *= alpha per row; alpha == 1 exactly when the row max did not move: LAZY_RESCALE's warp-uniform vote
+  // skips the pass then
+  __device__ __forceinline__ void rescale(const float (&al)[MT][2]) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      if (!KF_LAZY_RESCALE || __any_sync(0xffffffffu, al[mt][0] != 1.f || al[mt][1] != 1.f)) {
 #pragma unroll
         for (int r = 0; r < 2; ++r)
 #pragma unroll
           for (int d = 0; d < NTD; ++d) {
-            o[mt][d][2 * r] *= al[r];
-            o[mt][d][2 * r + 1] *= al[r];
+            o[mt][d][2 * r] *= al[mt][r];
+            o[mt][d][2 * r + 1] *= al[mt][r];
           }
       }
     }
-
-    wait_v_of(pipe, sV);  // KV_WAIT=split: V of this tile
-    this->pv(s, pk, sV);
   }
 };

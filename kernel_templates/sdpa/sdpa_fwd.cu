@@ -12,7 +12,8 @@
 //   sdpa/pipeline.cuh      Q's load and the K/V pipeline of this config (common/kv_pipeline.cuh)
 //   sdpa/mainloop.cuh      one key tile: Q K^T, mask, online softmax, P V, over the path's GEMMs
 //                          (sdpa/gemm_mma.cuh, sdpa/gemm_wgmma.cuh; state in sdpa/path_state.cuh)
-//   sdpa/key_loops.cuh     the loops over the key tiles (key-range groups, PIPE_QK, plain)
+//   sdpa/key_loops.cuh     the loops over the key tiles (key-range groups, PIPE_QK, plain);
+//   sdpa/overlap_loop.cuh  PIPE_QK=2, FA3's intra-warpgroup overlap
 //   sdpa/merge.cuh         key groups' merge and store; sdpa/merge_splits.cuh split-KV merges and store
 //   common/tile_scheduler.cuh  which query block and key slice a CTA owns
 //
@@ -28,6 +29,7 @@
 #include "sdpa/pipeline.cuh"
 #include "sdpa/mainloop.cuh"
 #include "sdpa/key_loops.cuh"
+#include "sdpa/overlap_loop.cuh"
 #include "sdpa/merge.cuh"
 #include "sdpa/merge_splits.cuh"
 
@@ -101,6 +103,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
   const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, m0, S, sl2, tid, KF_STAMPS_PTR};
   if constexpr (WN_RANGE)
     key_range_loop(path, pipe, loop, g, gtid, range.per);
+  else if constexpr (KF_PIPE_QK == 2)
+    overlap_loop(path, pipe, loop);
   else if constexpr (PIPE_QK)
     pipelined_loop(path, pipe, loop);
   else
