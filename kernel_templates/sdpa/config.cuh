@@ -259,7 +259,7 @@ static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >
                          ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64 && !PIPE_QK))),
               "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
               "KV_SPLITS 1, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile, PIPE_QK 0)");
-static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV), "PIPE_QK=2 needs MMA=wgmma and KV_LOAD=tma");
+static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV && !EXP2_PAIR), "PIPE_QK=2 needs MMA=wgmma, KV_LOAD=tma, EXP2 != pair");
 static_assert(!PIPE_QK || (STAGES >= 3 && (!SPLIT_WAIT || TMA_KV) && WN == 1),
               "PIPE_QK needs STAGES >= 3, KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");

@@ -37,11 +37,12 @@ struct Path : Gemm {
     this->pv(s, pk, sV);
   }
 
-  // Mask and online softmax of one tile's scores s (keys n0..): P packed into pk (P_EARLY) or left in s, the
+  // Mask and online softmax of one tile's scores s (keys n0..): P packed into pk (PACK) or left in s, the
   // rows' running max and sum updated; al = each row's rescale factor for O (alpha; 1 when its max held).
-  template <bool MASK>
+  template <bool MASK, bool PACK = P_EARLY>
   __device__ __forceinline__ void softmax(float (&s)[MT][NTN][4], PPacked& pk, float (&al)[MT][2], int n0, int m0,
                                           int S, float sl2) {
+    static_assert(!EXP2_PAIR || PACK, "EXP2=pair produces P packed");
     const int g = lane >> 2, t = lane & 3;
     if constexpr (MASK) {
 #pragma unroll
@@ -88,7 +89,7 @@ struct Path : Gemm {
           const float x1 = fmaf(s[mt][n][2 * r + 1], sl2, -m_use);
           const float p1 = (EXP2_POLY && (n & 1)) ? kf::poly_exp2(x1) : kf::fast_exp2(x1);
 #endif
-          if constexpr (P_EARLY) {
+          if constexpr (PACK) {
             pk[mt][n][r] = TR::pack2(p0, p1);
           } else {
             s[mt][n][2 * r] = p0;
@@ -100,6 +101,16 @@ struct Path : Gemm {
         al[mt][r] = alpha;
       }
     }
+  }
+
+  // P left in s (softmax<MASK, false>) packed into pk
+  __device__ __forceinline__ static void pack(const float (&s)[MT][NTN][4], PPacked& pk) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int n = 0; n < NTN; ++n)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) pk[mt][n][r] = TR::pack2(s[mt][n][2 * r], s[mt][n][2 * r + 1]);
   }
 
   // O *= alpha per row; alpha == 1 exactly when the row max did not move: LAZY_RESCALE's warp-uniform vote
