@@ -10,7 +10,7 @@
 #pragma once
 #include "sdpa/key_loops.cuh"
 
-#if defined(KF_MMA_WGMMA)
+#if defined(KF_MMA_WGMMA) && KF_PIPE_QK == 2
 // softmax of tile jj's scores, P left in s (FA3's order packs it later)
 __device__ __forceinline__ void overlap_softmax(Path& path, float (&s)[MT][NTN][4], float (&al)[MT][2],
                                                 const KeyLoop& c, int jj) {

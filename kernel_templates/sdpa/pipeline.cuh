@@ -28,8 +28,8 @@ __device__ __forceinline__ void load_q(elem_t* sQ, const elem_t* Qh, const kf::T
     if (tid == 0) {
       kf::mbar_arrive_expect_tx(q_mbar, BM * HD * (unsigned)sizeof(elem_t));
 #pragma unroll
-      for (int cb = 0; cb < HD / 64; ++cb)  // one box per 64-column block of LayQ
-        kf::tma_load_3d(kf::smem_u32(sQ) + cb * LayQ::kBlockBytes, tmQ, cb * 64, m0, bh, q_mbar);
+      for (int cb = 0; cb < HD / 64; ++cb)  // one box per 64-column block of LayQ (BM rows of 128 bytes)
+        kf::tma_load_3d(kf::smem_u32(sQ) + cb * (BM * 128u), tmQ, cb * 64, m0, bh, q_mbar);
     }
   } else {
     kf::load_tile_async<BM, HD, VEC, NT, LayQ>(sQ, Qh, m0, S, tid);
