@@ -37,7 +37,10 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
     const int jn = jj + STAGES - 1;  // refills tile jj-1's slot (jj 0: slot STAGES - 1, never used yet)
     if constexpr (!WG_PP) {
       __syncthreads();  // every warp is done with tile jj-1 (its P V waited for)
-      if (c.tid == TMA_PRODUCER && jn < ntiles) pipe.issue(jn);
+      if (c.tid == TMA_PRODUCER && jn < ntiles) {
+        if (jj > 0) pipe.release(jj - 1);  // KV_MCAST > 1: the cluster's producers wait for every CTA's release
+        pipe.issue(jn);
+      }
     }
     pipe.template wait<0>(jj + 1);  // K (and V unless KV_WAIT=split) of tile jj+1
     const elem_t* tV = c.sV + (jj % STAGES) * KV_ELEMS;

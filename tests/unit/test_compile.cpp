@@ -376,6 +376,8 @@ TEST_F(CompileTest, AttentionWgmmaStructuralVariantsCompileForSm90a) {
       {{"KV_LOAD", std::string("tma")}, {"KV_WAIT", std::string("split")}, {"LOAD_ORDER", std::string("after_qk")}},
       {{"KV_LOAD", std::string("tma")}, {"KV_SPLITS", int64_t{2}}, {"KV_MERGE", std::string("push")}},
       {{"KV_LOAD", std::string("tma")}, {"STAGES", int64_t{3}}, {"PIPE_QK", int64_t{1}}},
+      // FA3's intra-warpgroup overlap without the ping-pong (the defaults hold it with the ping-pong)
+      {{"KV_LOAD", std::string("tma")}, {"STAGES", int64_t{3}}, {"PIPE_QK", int64_t{2}}},
       {{"KV_LOAD", std::string("tma")}, {"BLOCK_M", int64_t{128}}, {"WARPS", int64_t{8}}, {"STAGES", int64_t{3}},
        {"WG_PINGPONG", int64_t{1}}, {"LOAD_ORDER", std::string("after_qk")}},
       // key-group ping-pong (two key groups over BLOCK_M 64), the polynomial exp2
