@@ -14,18 +14,12 @@ struct LoopRun {
   const LoopRules& rules;
   const LoopHooks& hooks;
   LoopStart start;
-  LoopOutcome out = {};
-  size_t in_flight = 0, since_improvement = 0;
+  LoopState state = {};
+  size_t in_flight = 0;
   std::optional<double> best = {};
   std::set<std::string> retried = {};
   std::set<std::string> echo_to_strategy = {};
   std::map<std::string, Observation> finished = {};
-
-  bool over_budget() const {
-    if (out.dispatched >= rules.allowed) return true;
-    if (rules.plateau && since_improvement >= rules.plateau) return true;
-    return rules.stop && rules.stop();
-  }
 
   void take(const std::vector<LoopResult>& results) {
     for (const auto& r : results) {
@@ -34,50 +28,58 @@ struct LoopRun {
       if (echo_to_strategy.erase(key)) strategy.tell(r.observation);
       finished[key] = r.observation;
       --in_flight;
-      ++out.evaluated;
+      ++state.evaluated;
       if (r.observation.time_us && (!best || *r.observation.time_us < *best)) {
         best = r.observation.time_us;
-        since_improvement = 0;
+        state.since_improvement = 0;
       } else {
-        ++since_improvement;
+        ++state.since_improvement;
       }
       if (hooks.on_result) hooks.on_result(r);
     }
   }
 
+  // The next configs: a queued retry first, else what the strategy proposes for the room left.
+  std::vector<Config> next_batch() {
+    if (start.retries.empty())
+      return strategy.ask(std::min(rules.depth - in_flight, rules.stop.dispatches_left(state)));
+    std::vector<Config> batch{start.retries.front()};
+    retried.insert(to_string(batch.back()));
+    start.retries.pop_front();
+    return batch;
+  }
+
+  // A config proposed again: a strategy bug in strict mode; else (a retry queued it) the
+  // strategy is answered when it finishes.
+  void proposed_again(const std::string& key) {
+    if (rules.strict_duplicates && !retried.count(key))
+      throw std::logic_error(strategy.name() + " proposed " + key + " twice");
+    if (auto it = finished.find(key); it != finished.end())
+      strategy.tell(it->second);
+    else
+      echo_to_strategy.insert(key);
+  }
+
   // Fills the pipeline; returns how many configs it dispatched.
   size_t dispatch() {
     size_t added = 0;
-    while (in_flight < rules.depth && out.dispatched < rules.allowed) {
-      std::vector<Config> batch;
-      if (!start.retries.empty()) {
-        batch.push_back(start.retries.front());
-        retried.insert(to_string(batch.back()));
-        start.retries.pop_front();
-      } else {
-        batch = strategy.ask(std::min(rules.depth - in_flight, rules.allowed - out.dispatched));
-      }
+    while (in_flight < rules.depth && rules.stop.dispatches_left(state) > 0) {
+      const std::vector<Config> batch = next_batch();
       if (batch.empty()) {
-        if (in_flight == 0) out.exhausted = true;  // nothing pending, nothing proposed
+        if (in_flight == 0) state.exhausted = true;  // nothing pending, nothing proposed
         break;
       }
-      for (auto& c : batch) {
+      for (const auto& c : batch) {
         const std::string key = to_string(c);
         if (!start.done.insert(key).second) {
-          if (rules.strict_duplicates && !retried.count(key))
-            throw std::logic_error(strategy.name() + " proposed " + key + " twice");
-          // Proposed again after a retry queued it: answer the strategy when it finishes.
-          if (auto it = finished.find(key); it != finished.end())
-            strategy.tell(it->second);
-          else
-            echo_to_strategy.insert(key);
+          proposed_again(key);
           continue;
         }
-        if (out.dispatched == 0 && hooks.before_first_dispatch) hooks.before_first_dispatch();
+        if (state.dispatched == 0 && hooks.before_first_dispatch) hooks.before_first_dispatch();
         evaluator.submit(c);
         ++in_flight;
         ++added;
-        ++out.dispatched;
+        ++state.dispatched;
       }
     }
     return added;
@@ -93,13 +95,9 @@ LoopOutcome run_search_loop(Strategy& strategy, LoopEvaluator& evaluator, const 
   bool idle = false;
   for (;;) {
     run.take(evaluator.collect(idle ? std::chrono::milliseconds(200) : std::chrono::milliseconds(0)));
-    const bool stop = run.over_budget() || run.out.exhausted;
-    if (stop && run.in_flight == 0) {
-      run.out.plateaued = rules.plateau && run.since_improvement >= rules.plateau;
-      run.out.cut_short = !run.out.exhausted && run.out.dispatched < rules.allowed && !run.out.plateaued;
-      return run.out;
-    }
-    idle = (stop || run.dispatch() == 0) && !run.out.exhausted;
+    const bool stop = rules.stop.reached(run.state);
+    if (stop && run.in_flight == 0) return {run.state.evaluated, run.state.dispatched, rules.stop.why(run.state)};
+    idle = (stop || run.dispatch() == 0) && !run.state.exhausted;
   }
 }
 

@@ -1,20 +1,20 @@
 // The ask/tell loop of a search, shared by live campaigns and `kforge replay`: it keeps up to
 // `depth` configs in flight, asks the strategy for as many as the pipeline has room for, tells
-// it each outcome when it comes back (late: other configs were proposed meanwhile), and stops on
-// the evaluation budget, a plateau, an outside stop (time budget, Ctrl-C) or when the strategy
-// has nothing left to propose. The evaluator decides what an evaluation is: a compile and a GPU
+// it each outcome when it comes back (late: other configs were proposed meanwhile), and stops when
+// its stop rule says so (campaign/stop_rule: the evaluation budget, a plateau, the time budget,
+// Ctrl-C, or the strategy has nothing left to propose). The evaluator decides what an evaluation is: a compile and a GPU
 // run (campaign/campaign.cpp) or a lookup in a recorded space (replay/recorded_evaluator).
 #pragma once
 #include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "campaign/stop_rule.hpp"
 #include "strategy/strategy.hpp"
 
 namespace kf {
@@ -36,10 +36,8 @@ class LoopEvaluator {
 };
 
 struct LoopRules {
-  size_t depth = 1;                                      // configs in flight at most
-  size_t allowed = std::numeric_limits<size_t>::max();  // dispatches (the evaluation budget)
-  size_t plateau = 0;                                    // 0: off; evaluations without a new best
-  std::function<bool()> stop;                            // time budget, Ctrl-C
+  size_t depth = 1;  // configs in flight at most
+  StopRule stop;     // always stops on exhaustion; add the budget, plateau, time, interrupt
   // A config proposed twice that was not queued as a retry is a strategy bug (replay), rather
   // than a config the campaign gave up on (live).
   bool strict_duplicates = false;
@@ -52,9 +50,9 @@ struct LoopStart {
 
 struct LoopOutcome {
   size_t evaluated = 0, dispatched = 0;
-  bool exhausted = false;   // the strategy had nothing left
-  bool plateaued = false;
-  bool cut_short = false;   // an outside stop ended it before its own budget did
+  StopKind stopped_by = StopKind::Exhausted;
+  // An outside stop (time, Ctrl-C) ended it before its own budget did.
+  bool cut_short() const { return cuts_short(stopped_by); }
 };
 
 struct LoopHooks {

@@ -74,8 +74,7 @@ ReplayRun replay_run(const RecordedSpace& space, const std::string& strategy, ui
   bool any_success = false;
   LoopRules rules;
   rules.depth = std::max<size_t>(1, loop.depth);
-  rules.allowed = budget;
-  rules.plateau = loop.plateau;
+  rules.stop.budget(budget).plateau(loop.plateau);
   rules.strict_duplicates = true;
   LoopHooks hooks;
   hooks.on_result = [&](const LoopResult& r) {
