@@ -8,48 +8,44 @@ namespace kf {
 
 std::string DeviceLimits::arch() const { return "sm_" + std::to_string(cc()); }
 
+namespace {
+
+// The architectures kforge knows without a GPU: one representative part each.
+struct KnownArch {
+  const char* arch;
+  const char* name;
+  int cc_major, cc_minor, sm_count;
+  int64_t smem_optin, smem_per_sm, l2_bytes;
+};
+constexpr KnownArch kKnownArchs[] = {
+    {"sm_90", "H100 (sm_90)", 9, 0, 132, 232448, 233472, 50LL * 1024 * 1024},  // H100 SXM
+    {"sm_89", "L4 (sm_89)", 8, 9, 58, 101376, 102400, 48LL * 1024 * 1024},
+    {"sm_86", "A10 (sm_86)", 8, 6, 72, 101376, 102400, 6LL * 1024 * 1024},
+    {"sm_80", "A100 (sm_80)", 8, 0, 108, 166912, 167936, 40LL * 1024 * 1024},
+};
+
+}  // namespace
+
 DeviceLimits DeviceLimits::for_arch(const std::string& arch) {
   // "sm_90a" has the limits of "sm_90": the suffix only unlocks instructions.
   std::string base = arch;
   if (base.size() > 3 && base.back() == 'a') base.pop_back();
-
-  DeviceLimits d;
-  d.smem_per_block = 48 * 1024;
-  d.max_threads = 1024;
-  d.regs_per_block = 65536;
-  d.regs_per_sm = 65536;
-  if (base == "sm_90") {  // H100 SXM
-    d.name = "H100 (sm_90)";
-    d.cc_major = 9, d.cc_minor = 0;
-    d.sm_count = 132;
-    d.smem_optin = 232448;
-    d.smem_per_sm = 233472;
-    d.l2_bytes = 50LL * 1024 * 1024;
-  } else if (base == "sm_89") {  // L4
-    d.name = "L4 (sm_89)";
-    d.cc_major = 8, d.cc_minor = 9;
-    d.sm_count = 58;
-    d.smem_optin = 101376;
-    d.smem_per_sm = 102400;
-    d.l2_bytes = 48LL * 1024 * 1024;
-  } else if (base == "sm_86") {  // A10
-    d.name = "A10 (sm_86)";
-    d.cc_major = 8, d.cc_minor = 6;
-    d.sm_count = 72;
-    d.smem_optin = 101376;
-    d.smem_per_sm = 102400;
-    d.l2_bytes = 6LL * 1024 * 1024;
-  } else if (base == "sm_80") {  // A100
-    d.name = "A100 (sm_80)";
-    d.cc_major = 8, d.cc_minor = 0;
-    d.sm_count = 108;
-    d.smem_optin = 166912;
-    d.smem_per_sm = 167936;
-    d.l2_bytes = 40LL * 1024 * 1024;
-  } else {
-    throw SpecError("unknown architecture '" + arch + "' (known: sm_80, sm_86, sm_89, sm_90)");
+  for (const auto& k : kKnownArchs) {
+    if (base != k.arch) continue;
+    DeviceLimits d;
+    d.smem_per_block = 48 * 1024;
+    d.max_threads = 1024;
+    d.regs_per_block = 65536;
+    d.regs_per_sm = 65536;
+    d.name = k.name;
+    d.cc_major = k.cc_major, d.cc_minor = k.cc_minor;
+    d.sm_count = k.sm_count;
+    d.smem_optin = k.smem_optin;
+    d.smem_per_sm = k.smem_per_sm;
+    d.l2_bytes = k.l2_bytes;
+    return d;
   }
-  return d;
+  throw SpecError("unknown architecture '" + arch + "' (known: sm_80, sm_86, sm_89, sm_90)");
 }
 
 void DeviceLimits::add_to(Scope& scope) const {
