@@ -54,4 +54,11 @@ void print_outcome(const CampaignOutcome& o) {
   }
 }
 
+void report_outcome(const CampaignOutcome& o, bool json) {
+  if (json)
+    print_json(outcome_json(o));
+  else
+    print_outcome(o);
+}
+
 }  // namespace kf::cli

@@ -1,6 +1,5 @@
-#include <cstdio>
-
 #include "cli/common.hpp"
+#include "cli/table.hpp"
 
 namespace kf::cli {
 
@@ -9,23 +8,18 @@ void add_list(CLI::App& app, Globals& g) {
   static bool json = false;
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
-    nlohmann::json out = nlohmann::json::array();
+    Table table({{"family", "name", 12, true}, {"params", "params", 7}, {"configs", "configs", 9},
+                 {"description", "description", 0, true}});
     for (const auto& path : find_family_specs(spec_dir(g))) {
       const Family f = kf::load_family(path);
       size_t product = 1;
       for (const auto& p : f.params) product *= p.values.size();
       nlohmann::json suites = nlohmann::json::object();
       for (const auto& [name, shapes] : f.suites) suites[name] = shapes.size();
-      out.push_back({{"name", f.name}, {"description", f.description},
-                     {"params", f.params.size()}, {"configs", product},
-                     {"suites", suites}, {"spec", path.string()}});
+      table.add({{"name", f.name}, {"description", f.description}, {"params", f.params.size()},
+                 {"configs", product}, {"suites", suites}, {"spec", path.string()}});
     }
-    if (json) return print_json(out);
-    std::printf("%-12s %7s %9s  %s\n", "family", "params", "configs", "description");
-    for (const auto& f : out)
-      std::printf("%-12s %7zu %9zu  %s\n", f["name"].get<std::string>().c_str(),
-                  f["params"].get<size_t>(), f["configs"].get<size_t>(),
-                  f["description"].get<std::string>().c_str());
+    print_table(table, json);
   });
 }
 

@@ -27,10 +27,7 @@ void add_refresh(CLI::App& app, Globals& g) {
     const CampaignOptions o = refresh_options(store, f, selected, top, base_campaign_options(g));
     install_stop_handler();
     const auto outcome = run_campaign(store, f, selected, o);
-    if (json)
-      print_json(outcome_json(outcome));
-    else
-      print_outcome(outcome);
+    report_outcome(outcome, json);
   });
 }
 

@@ -108,10 +108,7 @@ void add_search(CLI::App& app, Globals& g) {
     Store store(g.db);
     install_stop_handler();
     const auto outcome = run_campaign(store, f, selected, opts);
-    if (json)
-      print_json(outcome_json(outcome));
-    else
-      print_outcome(outcome);
+    report_outcome(outcome, json);
   });
 }
 
@@ -134,10 +131,7 @@ void add_resume(CLI::App& app, Globals& g) {
     CampaignOptions overrides = base_campaign_options(g);
     if (!time_budget.empty()) overrides.budget.time_s = parse_duration(time_budget);
     const auto outcome = resume_campaign(store, f, id, overrides);
-    if (json)
-      print_json(outcome_json(outcome));
-    else
-      print_outcome(outcome);
+    report_outcome(outcome, json);
   });
 }
 

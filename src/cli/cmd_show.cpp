@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.hpp"
+#include "cli/table.hpp"
 
 namespace kf::cli {
 
@@ -10,34 +11,32 @@ void add_show(CLI::App& app, Globals& g) {
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
     Store store(g.db, Store::Access::ReadOnly);
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& c : store.campaigns()) {
-      nlohmann::json shapes = nlohmann::json::array();
-      for (const auto& s : c.shapes) shapes.push_back(to_string(s));
-      out.push_back({{"id", c.id}, {"family", c.family}, {"strategy", c.strategy},
-                     {"seed", c.seed}, {"status", c.status}, {"shapes", shapes},
-                     {"device", c.device ? c.device->name : ""}, {"created_at", c.created_at},
-                     {"updated_at", c.updated_at}, {"counts", store.status_counts(c.id)}});
-    }
-    if (json) return print_json(out);
-    if (out.empty()) {
+    const auto campaigns = store.campaigns();
+    if (campaigns.empty() && !json) {
       std::printf("no campaigns in %s\n", g.db.c_str());
       return;
     }
-    std::printf("%4s %-10s %-10s %-8s %6s %-20s %s\n", "id", "family", "strategy", "status",
-                "shapes", "started", "evaluations");
-    for (const auto& c : out) {
-      std::string counts;
+    Table table({{"id", "id", 4}, {"family", "family", 10, true}, {"strategy", "strategy", 10, true},
+                 {"status", "status", 8, true}, {"shapes", "shapes", 6}, {"started", "created_at", 20, true},
+                 {"evaluations", "counts", 0, true}});
+    for (const auto& c : campaigns) {
+      nlohmann::json shapes = nlohmann::json::array();
+      for (const auto& s : c.shapes) shapes.push_back(to_string(s));
+      const auto counts = store.status_counts(c.id);
+      std::string count_text;
       int total = 0;
-      for (const auto& [k, v] : c["counts"].items()) {
-        counts += " " + k + " " + std::to_string(v.get<int>());
-        total += v.get<int>();
+      for (const auto& [status, n] : counts) {
+        count_text += " " + status + " " + std::to_string(n);
+        total += n;
       }
-      std::printf("%4lld %-10s %-10s %-8s %6zu %-20s %d:%s\n", c["id"].get<long long>(),
-                  c["family"].get<std::string>().c_str(), c["strategy"].get<std::string>().c_str(),
-                  c["status"].get<std::string>().c_str(), c["shapes"].size(),
-                  c["created_at"].get<std::string>().substr(0, 19).c_str(), total, counts.c_str());
+      table.add({{"id", c.id}, {"family", c.family}, {"strategy", c.strategy}, {"seed", c.seed},
+                 {"status", c.status}, {"shapes", shapes}, {"device", c.device ? c.device->name : ""},
+                 {"created_at", c.created_at}, {"updated_at", c.updated_at}, {"counts", counts}},
+                {{"shapes", std::to_string(c.shapes.size())},
+                 {"created_at", c.created_at.substr(0, 19)},
+                 {"counts", std::to_string(total) + ":" + count_text}});
     }
+    print_table(table, json);
   });
 }
 

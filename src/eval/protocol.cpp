@@ -101,51 +101,105 @@ Assignment assignment_from(const json& j, const char* name) {
   return nested(std::string("field '") + name + "'", [&] { return assignment_from_json(*it); });
 }
 
+// The fields of a struct, once for both directions: visit(name, member, required).
+template <class T, class Visit>
+void timing_option_fields(T& t, Visit&& visit) {
+  visit("warmup_ms", t.warmup_ms, false);
+  visit("min_reps", t.min_reps, false);
+  visit("max_reps", t.max_reps, false);
+  visit("max_ms", t.max_ms, false);
+  visit("target_rel_ci", t.target_rel_ci, false);
+  visit("graph_ms", t.graph_ms, false);
+  visit("cold_l2", t.cold_l2, false);
+}
+
+template <class T, class Visit>
+void timing_stats_fields(T& t, Visit&& visit) {
+  visit("median_us", t.median_us, true);  // the number everything else is about
+  visit("p10_us", t.p10_us, false);
+  visit("p90_us", t.p90_us, false);
+  visit("ci_lo_us", t.ci_lo_us, false);
+  visit("ci_hi_us", t.ci_hi_us, false);
+  visit("reps", t.reps, false);
+  visit("launches_per_rep", t.launches_per_rep, false);
+  visit("plain_median_us", t.plain_median_us, false);
+}
+
+template <class T, class Visit>
+void device_limits_fields(T& d, Visit&& visit) {
+  // Results are keyed by the device's identity, so that part must be present.
+  visit("name", d.name, true);
+  visit("cc_major", d.cc_major, true);
+  visit("cc_minor", d.cc_minor, true);
+  visit("sm_count", d.sm_count, true);
+  visit("smem_per_block", d.smem_per_block, false);
+  visit("smem_optin", d.smem_optin, false);
+  visit("smem_per_sm", d.smem_per_sm, false);
+  visit("max_threads", d.max_threads, false);
+  visit("regs_per_block", d.regs_per_block, false);
+  visit("regs_per_sm", d.regs_per_sm, false);
+  visit("l2_bytes", d.l2_bytes, false);
+  visit("driver", d.driver, false);
+}
+
+template <class S, class Fields>
+json fields_to_json(const S& s, Fields fields) {
+  json j = json::object();
+  fields(s, [&](const char* name, const auto& value, bool) { j[name] = value; });
+  return j;
+}
+
+// A required field must be present; an optional one keeps the struct's default when absent.
+template <class S, class Fields>
+S fields_from_json(const json& j, const char* what, Fields fields) {
+  expect_object(j, what);
+  S s;
+  fields(s, [&](const char* name, auto& value, bool is_required) {
+    if (is_required)
+      value = required<std::decay_t<decltype(value)>>(j, name);
+    else
+      optional_into(j, name, value);
+  });
+  return s;
+}
+
+// "items": a list of nested messages, each error prefixed with its index.
+template <class Read>
+auto items_from_json(const json& j, Read read) -> std::vector<decltype(read(j))> {
+  auto it = j.find("items");
+  if (it == j.end()) fail("missing field 'items'");
+  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
+  std::vector<decltype(read(j))> out;
+  for (size_t i = 0; i < it->size(); ++i)
+    out.push_back(nested("items[" + std::to_string(i) + "]", [&] { return read((*it)[i]); }));
+  return out;
+}
+
+template <class T>
+json items_to_json(const std::vector<T>& items) {
+  json out = json::array();
+  for (const auto& item : items) out.push_back(to_json(item));
+  return out;
+}
+
 }  // namespace
 
-// --- TimingOptions ---------------------------------------------------------------------
+// --- TimingOptions, TimingStats ---------------------------------------------------------
 
 json to_json(const TimingOptions& t) {
-  return {{"warmup_ms", t.warmup_ms},         {"min_reps", t.min_reps},
-          {"max_reps", t.max_reps},           {"max_ms", t.max_ms},
-          {"target_rel_ci", t.target_rel_ci}, {"graph_ms", t.graph_ms},
-          {"cold_l2", t.cold_l2}};
+  return fields_to_json(t, [](const auto& s, auto&& v) { timing_option_fields(s, v); });
 }
 
 TimingOptions timing_options_from_json(const json& j) {
-  expect_object(j, "timing options");
-  TimingOptions t;  // every field is optional
-  optional_into(j, "warmup_ms", t.warmup_ms);
-  optional_into(j, "min_reps", t.min_reps);
-  optional_into(j, "max_reps", t.max_reps);
-  optional_into(j, "max_ms", t.max_ms);
-  optional_into(j, "target_rel_ci", t.target_rel_ci);
-  optional_into(j, "graph_ms", t.graph_ms);
-  optional_into(j, "cold_l2", t.cold_l2);
-  return t;
+  return fields_from_json<TimingOptions>(j, "timing options", [](auto& s, auto&& v) { timing_option_fields(s, v); });
 }
 
-// --- TimingStats -----------------------------------------------------------------------
-
 json to_json(const TimingStats& t) {
-  return {{"median_us", t.median_us}, {"p10_us", t.p10_us},
-          {"p90_us", t.p90_us},       {"ci_lo_us", t.ci_lo_us},
-          {"ci_hi_us", t.ci_hi_us},   {"reps", t.reps},
-          {"launches_per_rep", t.launches_per_rep}, {"plain_median_us", t.plain_median_us}};
+  return fields_to_json(t, [](const auto& s, auto&& v) { timing_stats_fields(s, v); });
 }
 
 TimingStats timing_stats_from_json(const json& j) {
-  expect_object(j, "timing stats");
-  TimingStats t;
-  t.median_us = required<double>(j, "median_us");  // the number everything else is about
-  optional_into(j, "p10_us", t.p10_us);
-  optional_into(j, "p90_us", t.p90_us);
-  optional_into(j, "ci_lo_us", t.ci_lo_us);
-  optional_into(j, "ci_hi_us", t.ci_hi_us);
-  optional_into(j, "reps", t.reps);
-  optional_into(j, "launches_per_rep", t.launches_per_rep);
-  optional_into(j, "plain_median_us", t.plain_median_us);
-  return t;
+  return fields_from_json<TimingStats>(j, "timing stats", [](auto& s, auto&& v) { timing_stats_fields(s, v); });
 }
 
 // --- EvalRequest -----------------------------------------------------------------------
@@ -213,45 +267,17 @@ EvalResult eval_result_from_json(const json& j) {
 // --- DeviceLimits ----------------------------------------------------------------------
 
 json to_json(const DeviceLimits& d) {
-  return {{"name", d.name},
-          {"cc_major", d.cc_major},
-          {"cc_minor", d.cc_minor},
-          {"sm_count", d.sm_count},
-          {"smem_per_block", d.smem_per_block},
-          {"smem_optin", d.smem_optin},
-          {"smem_per_sm", d.smem_per_sm},
-          {"max_threads", d.max_threads},
-          {"regs_per_block", d.regs_per_block},
-          {"regs_per_sm", d.regs_per_sm},
-          {"l2_bytes", d.l2_bytes},
-          {"driver", d.driver}};
+  return fields_to_json(d, [](const auto& s, auto&& v) { device_limits_fields(s, v); });
 }
 
 DeviceLimits device_limits_from_json(const json& j) {
-  expect_object(j, "device");
-  DeviceLimits d;
-  // Results are keyed by the device's identity, so that part must be present.
-  d.name = required<std::string>(j, "name");
-  d.cc_major = required<int>(j, "cc_major");
-  d.cc_minor = required<int>(j, "cc_minor");
-  d.sm_count = required<int>(j, "sm_count");
-  optional_into(j, "smem_per_block", d.smem_per_block);
-  optional_into(j, "smem_optin", d.smem_optin);
-  optional_into(j, "smem_per_sm", d.smem_per_sm);
-  optional_into(j, "max_threads", d.max_threads);
-  optional_into(j, "regs_per_block", d.regs_per_block);
-  optional_into(j, "regs_per_sm", d.regs_per_sm);
-  optional_into(j, "l2_bytes", d.l2_bytes);
-  optional_into(j, "driver", d.driver);
-  return d;
+  return fields_from_json<DeviceLimits>(j, "device", [](auto& s, auto&& v) { device_limits_fields(s, v); });
 }
 
 // --- TimeMany --------------------------------------------------------------------------
 
 json to_json(const TimeManyRequest& r) {
-  json items = json::array();
-  for (const auto& item : r.items) items.push_back(to_json(item));
-  return {{"type", "time_many"}, {"id", r.id}, {"items", std::move(items)}, {"rounds", r.rounds}};
+  return {{"type", "time_many"}, {"id", r.id}, {"items", items_to_json(r.items)}, {"rounds", r.rounds}};
 }
 
 TimeManyRequest time_many_request_from_json(const json& j) {
@@ -259,20 +285,13 @@ TimeManyRequest time_many_request_from_json(const json& j) {
   check_type(j, "time_many");
   TimeManyRequest r;
   r.id = required<int64_t>(j, "id");
-  auto it = j.find("items");
-  if (it == j.end()) fail("missing field 'items'");
-  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
-  for (size_t i = 0; i < it->size(); ++i)
-    r.items.push_back(nested("items[" + std::to_string(i) + "]",
-                             [&] { return eval_request_from_json((*it)[i]); }));
+  r.items = items_from_json(j, eval_request_from_json);
   optional_into(j, "rounds", r.rounds);
   return r;
 }
 
 json to_json(const TimeManyResult& r) {
-  json items = json::array();
-  for (const auto& item : r.items) items.push_back(to_json(item));
-  return {{"type", "times"}, {"id", r.id}, {"items", std::move(items)}};
+  return {{"type", "times"}, {"id", r.id}, {"items", items_to_json(r.items)}};
 }
 
 TimeManyResult time_many_result_from_json(const json& j) {
@@ -280,12 +299,7 @@ TimeManyResult time_many_result_from_json(const json& j) {
   check_type(j, "times");
   TimeManyResult r;
   r.id = required<int64_t>(j, "id");
-  auto it = j.find("items");
-  if (it == j.end()) fail("missing field 'items'");
-  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
-  for (size_t i = 0; i < it->size(); ++i)
-    r.items.push_back(nested("items[" + std::to_string(i) + "]",
-                             [&] { return eval_result_from_json((*it)[i]); }));
+  r.items = items_from_json(j, eval_result_from_json);
   return r;
 }
 
