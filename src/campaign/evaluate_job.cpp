@@ -48,6 +48,51 @@ std::string resource_violation(const KernelInfo& k, const ResolvedLaunch& launch
   return "";
 }
 
+namespace {
+
+// Why the compiled kernel cannot run (a compile error, launch geometry that does not evaluate, or
+// resources over the device's limits): fills rec's status and error; true when it can run.
+bool check_runnable(const JobContext& ctx, const CompiledKernel& k, const Config& config, EvaluationRecord& rec) {
+  const Family& f = *ctx.family;
+  ResolvedLaunch launch;
+  std::string invalid;
+  try {
+    const Scope scope = make_scope(f, config, *ctx.shape, *ctx.device);
+    launch = resolve_launch(f.kernel.launch, scope);
+    rec.flops = f.flops.empty() ? 0 : f.flops.eval_double(scope);
+    rec.bytes = f.bytes.empty() ? 0 : f.bytes.eval_double(scope);
+  } catch (const std::exception& e) {
+    invalid = std::string("launch geometry: ") + e.what();
+  }
+  rec.kernel = kernel_record(k, launch.smem);
+  if (!k.ok) {
+    rec.status = Status::CompileError;
+    rec.error = first_lines(k.log, 2000);
+    return false;
+  }
+  if (invalid.empty()) invalid = resource_violation(k.info, launch, *ctx.device);
+  if (!invalid.empty()) {
+    rec.status = Status::Invalid;
+    rec.error = invalid;
+  }
+  return invalid.empty();
+}
+
+EvalRequest worker_request(const JobContext& ctx, int64_t attempt, const Config& config, const CompiledKernel& k) {
+  EvalRequest req;
+  req.id = attempt;
+  req.spec_path = ctx.family->spec_path.string();
+  req.config = config;
+  req.shape = *ctx.shape;
+  req.cubin_path = k.cubin_path.string();
+  req.ref_cubin_path = ctx.ref_cubin;
+  req.seed = ctx.seed;
+  req.timing = ctx.timing;
+  return req;
+}
+
+}  // namespace
+
 JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job) {
   const Family& f = *ctx.family;
   JobResult out;
@@ -62,30 +107,7 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   const CompiledKernel k = job.compiled.get();
   out.kernel_from_cache = k.from_cache;
   out.compile_ms = k.from_cache ? 0 : k.info.compile_ms;
-
-  ResolvedLaunch launch;
-  std::string invalid;
-  try {
-    const Scope scope = make_scope(f, job.config, *ctx.shape, *ctx.device);
-    launch = resolve_launch(f.kernel.launch, scope);
-    rec.flops = f.flops.empty() ? 0 : f.flops.eval_double(scope);
-    rec.bytes = f.bytes.empty() ? 0 : f.bytes.eval_double(scope);
-  } catch (const std::exception& e) {
-    invalid = std::string("launch geometry: ") + e.what();
-  }
-  rec.kernel = kernel_record(k, launch.smem);
-
-  if (!k.ok) {
-    rec.status = Status::CompileError;
-    rec.error = first_lines(k.log, 2000);
-  } else if (invalid.empty()) {
-    invalid = resource_violation(k.info, launch, *ctx.device);
-  }
-  if (k.ok && !invalid.empty()) {
-    rec.status = Status::Invalid;
-    rec.error = invalid;
-  }
-  if (rec.status != Status::Ok) {
+  if (!check_runnable(ctx, k, job.config, rec)) {  // recorded without an attempt: nothing was dispatched
     std::lock_guard lock(*ctx.store_mu);
     ctx.store->add_evaluation(rec);
     out.status = rec.status;
@@ -97,17 +119,8 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
     std::lock_guard lock(*ctx.store_mu);
     attempt = ctx.store->begin_attempt(ctx.campaign_id, f.name, job.config, *ctx.shape, rec.device);
   }
-  EvalRequest req;
-  req.id = attempt;
-  req.spec_path = f.spec_path.string();
-  req.config = job.config;
-  req.shape = *ctx.shape;
-  req.cubin_path = k.cubin_path.string();
-  req.ref_cubin_path = ctx.ref_cubin;
-  req.seed = ctx.seed;
-  req.timing = ctx.timing;
   const auto t0 = std::chrono::steady_clock::now();
-  const EvalResult res = worker.evaluate(req);
+  const EvalResult res = worker.evaluate(worker_request(ctx, attempt, job.config, k));
   out.gpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   rec.status = res.status;
