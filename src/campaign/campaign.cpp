@@ -19,6 +19,7 @@
 #include "campaign/sanitize.hpp"
 #include "campaign/search_loop.hpp"
 #include "campaign/seeding.hpp"
+#include "campaign/shape_run.hpp"
 #include "compile/compiler.hpp"
 #include "family/render.hpp"
 #include "strategy/strategy.hpp"
@@ -51,20 +52,6 @@ Family pin_params(const Family& family, const Config& fixed) {
   }
   return pinned;
 }
-
-struct ShapeRun {
-  Store& store;
-  std::mutex& store_mu;
-  const Family& family;
-  const CampaignOptions& o;
-  int64_t campaign_id;
-  CompilePool& pool;
-  CubinCache& cache;
-  std::vector<std::unique_ptr<WorkerClient>>& workers;
-  const std::vector<DeviceLimits>& devices;
-  EvalTotals& totals;
-  Clock::time_point campaign_start;
-};
 
 // The progress line's total: the evaluation budget, or for a budget-less exhaustive campaign
 // an estimate of the valid configs left (the space's own count would take minutes).
@@ -164,9 +151,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   outcome.shape = shape;
   outcome.evaluated = loop.evaluated;
   outcome.cut_short = loop.cut_short();
-  finish_shape({run.store, run.store_mu, run.family, shape, device, *run.workers.front(), run.cache, run.o,
-                run.campaign_id, ref_cubin},
-               outcome);
+  finish_shape(run, shape, ref_cubin, outcome);
   return outcome;
 }
 

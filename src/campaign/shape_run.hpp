@@ -1,0 +1,32 @@
+// What one run of a campaign shares across its shapes: the store, the family and options, the
+// compile pool and cubin cache, one worker per GPU and its device, the totals, the start time.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "campaign/campaign.hpp"
+#include "campaign/live_evaluator.hpp"
+
+namespace kf {
+
+class CompilePool;
+class CubinCache;
+
+struct ShapeRun {
+  Store& store;
+  std::mutex& store_mu;
+  const Family& family;
+  const CampaignOptions& o;
+  int64_t campaign_id;
+  CompilePool& pool;
+  CubinCache& cache;
+  std::vector<std::unique_ptr<WorkerClient>>& workers;
+  const std::vector<DeviceLimits>& devices;  // devices[i] is workers[i]'s
+  EvalTotals& totals;
+  std::chrono::steady_clock::time_point campaign_start;
+};
+
+}  // namespace kf
