@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compile/compiler.hpp"
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 #include "store/store.hpp"
 #include "strategy/strategy.hpp"
 

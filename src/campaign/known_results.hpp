@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "family/family.hpp"
 #include "store/store.hpp"
 #include "strategy/strategy.hpp"
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 
 namespace kf {
 

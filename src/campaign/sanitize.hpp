@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "eval/protocol.hpp"
+#include "family/family.hpp"
 #include "store/store.hpp"
 
 namespace kf {

@@ -10,7 +10,7 @@
 
 #include "compile/compiler.hpp"
 #include "eval/protocol.hpp"
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 #include "family/family.hpp"
 #include "space/space.hpp"
 

@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "cli/common.hpp"
-#include "eval/protocol_channel.hpp"
-#include "eval/worker.hpp"
+#include "eval/worker/protocol_channel.hpp"
+#include "eval/worker/worker.hpp"
 
 namespace kf::cli {
 

@@ -1,4 +1,4 @@
-#include "eval/status.hpp"
+#include "core/vocabulary.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -15,29 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/status.hpp"
-#include "family/family.hpp"
+#include "core/vocabulary.hpp"
 
 namespace kf {
-
-struct TimingOptions {
-  double warmup_ms = 25;       // plain launches before measuring
-  int min_reps = 10;           // graph replays measured, at least
-  int max_reps = 100;          // and at most
-  double max_ms = 1500;        // time cap for one kernel's measurement
-  double target_rel_ci = 0.01; // stop when the 95% CI of the median is within +-1%
-  double graph_ms = 2.0;       // launches per graph chosen so a replay lasts about this long
-  bool cold_l2 = false;        // flush L2 before each plain launch
-};
-
-struct TimingStats {
-  double median_us = 0;        // per launch, from graph replay
-  double p10_us = 0, p90_us = 0;
-  double ci_lo_us = 0, ci_hi_us = 0;  // 95% CI of the median
-  int reps = 0;                // graph replays measured
-  int launches_per_rep = 0;
-  double plain_median_us = 0;  // per launch, plain launches with events around each
-};
 
 struct EvalRequest {
   int64_t id = 0;

@@ -1,7 +1,7 @@
 // The geometry of a tensor_map kernel argument (a TMA descriptor): a buffer viewed as a packed
 // tensor, checked against cuTensorMapEncodeTiled's rules before the driver sees it, so a bad
 // spec or shape gets a one-line reason instead of a bare CUresult. No CUDA here; the encoding
-// itself is eval/tensor_map_encode.hpp. The exported launcher checks the same rules
+// itself is eval/worker/tensor_map_encode.hpp. The exported launcher checks the same rules
 // (export/tensor_map_gen.cpp); a unit test holds the two together.
 #pragma once
 #include <array>

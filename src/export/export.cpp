@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compile/compiler.hpp"
+#include "eval/protocol.hpp"
 #include "export/commands.hpp"
 #include "export/dispatch_gen.hpp"
 #include "export/kernel_model.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/vocabulary.hpp"
 #include "space/expr.hpp"
 #include "space/space.hpp"
 #include "space/value.hpp"
@@ -94,29 +95,6 @@ struct GateCase {
   std::string name;
   Shape overrides;
   double input_scale = 1.0;
-};
-
-struct DeviceLimits {
-  std::string name = "unknown";
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  int64_t smem_per_block = 48 * 1024;  // without opt-in
-  int64_t smem_optin = 48 * 1024;      // with cudaFuncAttributeMaxDynamicSharedMemorySize
-  int64_t smem_per_sm = 0;
-  int max_threads = 1024;
-  int regs_per_block = 65536;
-  int regs_per_sm = 65536;
-  int64_t l2_bytes = 0;
-  std::string driver;
-
-  int cc() const { return cc_major * 10 + cc_minor; }
-  std::string arch() const;  // "sm_90"
-  // Limits of a known architecture, for compiling and checking without a GPU ("sm_90", "sm_89", ...).
-  // Throws SpecError for an unknown one.
-  static DeviceLimits for_arch(const std::string& arch);
-  // Adds device.cc, device.sm_count, device.smem_optin, device.smem_per_block,
-  // device.max_threads, device.regs_per_block, device.l2_bytes.
-  void add_to(Scope& scope) const;
 };
 
 struct Family {

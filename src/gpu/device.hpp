@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "family/family.hpp"
+#include "core/vocabulary.hpp"
 
 namespace kf::gpu {
 

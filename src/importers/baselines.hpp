@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "family/family.hpp"
 #include "store/store.hpp"
 
 namespace kf {

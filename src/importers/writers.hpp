@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/status.hpp"
+#include "core/vocabulary.hpp"
 #include "space/space.hpp"
 
 namespace kf {

@@ -16,9 +16,6 @@
 
 namespace kf {
 
-// Names visible to an expression: params, dims and device limits in one flat map.
-using Scope = std::map<std::string, Value>;
-
 struct ExprError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

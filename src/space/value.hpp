@@ -19,6 +19,8 @@ using Value = std::variant<int64_t, double, std::string>;
 using Assignment = std::map<std::string, Value>;
 using Config = Assignment;
 using Shape = Assignment;
+// Names visible to an expression: params, dims and device limits in one flat map.
+using Scope = std::map<std::string, Value>;
 
 std::string to_string(const Value& v);
 // "A=1,B=mma" in key order: the canonical key used for hashing and storage.

@@ -14,9 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/protocol.hpp"
-#include "eval/status.hpp"
-#include "family/family.hpp"
+#include "core/vocabulary.hpp"
 
 namespace kf {
 

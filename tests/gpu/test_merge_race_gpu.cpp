@@ -9,7 +9,7 @@
 #include <string>
 
 #include "compile/compiler.hpp"
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 #include "family/render.hpp"
 #include "gpu/device.hpp"
 

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/compiler.hpp"
-#include "eval/evaluator.hpp"
-#include "eval/tensor_map_encode.hpp"
+#include "eval/worker/evaluator.hpp"
+#include "eval/worker/tensor_map_encode.hpp"
 #include "family/render.hpp"
 #include "gpu/device.hpp"
 

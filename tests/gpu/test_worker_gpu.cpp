@@ -22,7 +22,7 @@
 
 #include "compile/compiler.hpp"
 #include "eval/protocol.hpp"
-#include "eval/worker.hpp"
+#include "eval/worker/worker.hpp"
 #include "family/family.hpp"
 #include "family/render.hpp"
 #include "gpu/device.hpp"

@@ -8,9 +8,9 @@
 #include <random>
 
 #include "eval/buffers.hpp"
-#include "eval/gate.hpp"
-#include "eval/stats.hpp"
-#include "eval/timing.hpp"
+#include "eval/worker/gate.hpp"
+#include "eval/worker/stats.hpp"
+#include "eval/worker/timing.hpp"
 
 using namespace kf;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/guard_band.hpp"
+#include "eval/worker/guard_band.hpp"
 
 using namespace kf;
 

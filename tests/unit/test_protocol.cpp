@@ -5,7 +5,7 @@
 #include <string>
 
 #include "eval/protocol.hpp"
-#include "eval/status.hpp"
+#include "core/vocabulary.hpp"
 
 using nlohmann::json;
 using namespace kf;

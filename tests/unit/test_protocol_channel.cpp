@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/protocol_channel.hpp"
-#include "eval/request_loop.hpp"
+#include "eval/worker/protocol_channel.hpp"
+#include "eval/worker/request_loop.hpp"
 
 using namespace kf;
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 
 using namespace kf;
 using namespace std::chrono_literals;

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/request_loop.hpp"
+#include "eval/worker/request_loop.hpp"
 #include "gpu/check.hpp"
 
 using nlohmann::json;

@@ -1,4 +1,4 @@
-#include "eval/subprocess.hpp"
+#include "eval/client/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "eval/protocol_fd.hpp"
+
 namespace kf {
 
-// The child's descriptor for protocol lines, and the variable that tells it so.
-inline constexpr int kProtocolFd = 3;
-inline constexpr const char* kProtocolFdEnv = "KFORGE_PROTOCOL_FD";
 
 class Subprocess {
  public:

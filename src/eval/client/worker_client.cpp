@@ -1,7 +1,7 @@
 // The orchestrator's side of a worker process. Every way a worker can fail (crash, hang,
 // garbage, sticky CUDA error) ends that worker and becomes the status of the request that was
 // in flight; the next request starts a fresh worker, so one bad kernel costs one evaluation.
-#include "eval/worker_client.hpp"
+#include "eval/client/worker_client.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <variant>
 
-#include "eval/subprocess.hpp"
+#include "eval/client/subprocess.hpp"
 
 namespace kf {
 

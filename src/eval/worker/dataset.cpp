@@ -1,4 +1,4 @@
-#include "eval/dataset.hpp"
+#include "eval/worker/dataset.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "eval/buffers.hpp"
-#include "eval/guarded_buffer.hpp"
-#include "eval/tensor_map_encode.hpp"
+#include "eval/worker/guarded_buffer.hpp"
+#include "eval/worker/tensor_map_encode.hpp"
 #include "family/family.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/library.hpp"

@@ -1,12 +1,12 @@
-#include "eval/evaluator.hpp"
+#include "eval/worker/evaluator.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
 
-#include "eval/gate.hpp"
-#include "eval/timing.hpp"
+#include "eval/worker/gate.hpp"
+#include "eval/worker/timing.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "eval/dataset.hpp"
+#include "eval/worker/dataset.hpp"
 #include "eval/protocol.hpp"
-#include "eval/request_loop.hpp"
+#include "eval/worker/request_loop.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/library.hpp"
 #include "gpu/stream.hpp"

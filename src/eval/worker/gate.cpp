@@ -1,4 +1,4 @@
-#include "eval/gate.hpp"
+#include "eval/worker/gate.hpp"
 
 #include <algorithm>
 #include <cmath>

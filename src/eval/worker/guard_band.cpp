@@ -1,4 +1,4 @@
-#include "eval/guard_band.hpp"
+#include "eval/worker/guard_band.hpp"
 
 #include <cinttypes>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "eval/guarded_buffer.hpp"
+#include "eval/worker/guarded_buffer.hpp"
 
 #include <vector>
 

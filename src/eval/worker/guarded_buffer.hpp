@@ -1,11 +1,11 @@
-// Device memory between two guard bands (eval/guard_band.hpp): what a kernel gets is the
+// Device memory between two guard bands (eval/worker/guard_band.hpp): what a kernel gets is the
 // middle; the bands are written at allocation and checked (and restored) on request.
 #pragma once
 #include <cstddef>
 #include <optional>
 #include <string>
 
-#include "eval/guard_band.hpp"
+#include "eval/worker/guard_band.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/stream.hpp"
 

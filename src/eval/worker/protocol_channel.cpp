@@ -1,4 +1,4 @@
-#include "eval/protocol_channel.hpp"
+#include "eval/worker/protocol_channel.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "eval/subprocess.hpp"
+#include "eval/protocol_fd.hpp"
 
 namespace kf {
 

@@ -1,4 +1,4 @@
-#include "eval/request_loop.hpp"
+#include "eval/worker/request_loop.hpp"
 
 #include <istream>
 #include <ostream>

@@ -1,4 +1,4 @@
-#include "eval/stats.hpp"
+#include "eval/worker/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "eval/tensor_map_encode.hpp"
+#include "eval/worker/tensor_map_encode.hpp"
 
 #include <cstring>
 #include <stdexcept>

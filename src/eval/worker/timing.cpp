@@ -1,4 +1,4 @@
-#include "eval/timing.hpp"
+#include "eval/worker/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <iostream>
 #include <optional>
 
-#include "eval/stats.hpp"
+#include "eval/worker/stats.hpp"
 #include "gpu/check.hpp"
 #include "gpu/graph.hpp"
 

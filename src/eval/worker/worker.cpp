@@ -1,13 +1,13 @@
 // The `kforge worker` entry: find the device, say hello, then serve requests.
-#include "eval/worker.hpp"
+#include "eval/worker/worker.hpp"
 
 #include <memory>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
-#include "eval/evaluator.hpp"
-#include "eval/request_loop.hpp"
+#include "eval/worker/evaluator.hpp"
+#include "eval/worker/request_loop.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
 
