@@ -52,8 +52,8 @@ std::string nvcc_arch_flag(const std::string& arch) {
 }
 
 std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {
-  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -o " + shell_quote(name + "_runner") + " " +
-         shell_quote(name + ".cu") + " " + shell_quote(name + "_runner.cu");
+  return "nvcc -O3 " + nvcc_arch_flag(arch) + join(flags) + " -I. -o " + shell_quote(name + "_runner") + " " +
+         shell_quote(name + ".cu") + " " + shell_quote("runners/" + name + "_runner.cu");
 }
 
 std::string object_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags) {

@@ -20,7 +20,7 @@ std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_option
 // PTX, which cannot hold sm_90a-only instructions like wgmma).
 std::string nvcc_arch_flag(const std::string& arch);
 
-// "nvcc -O3 -arch=sm_90 <flags> -o <name>_runner <name>.cu <name>_runner.cu"
+// "nvcc -O3 -arch=sm_90 <flags> -I. -o <name>_runner <name>.cu runners/<name>_runner.cu" (in the export folder)
 std::string build_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags);
 // "nvcc -O3 -arch=sm_90 <flags> -c <name>.cu"
 std::string object_command(const std::string& name, const std::string& arch, const std::vector<std::string>& flags);

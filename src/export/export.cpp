@@ -13,6 +13,8 @@
 #include "export/kernel_model.hpp"
 #include "export/launcher_gen.hpp"
 #include "export/runner_gen.hpp"
+#include "export/workspace_gen.hpp"
+#include "export/cmake_gen.hpp"
 #include "family/user_config.hpp"
 
 namespace kf {
@@ -34,6 +36,11 @@ void write_file(const std::filesystem::path& p, const std::string& content, std:
   out.close();
   if (!out) fail("cannot write " + p.string());
   files.push_back(p);
+}
+
+std::string upper_case(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
 }
 
 std::string utc_now() {
@@ -89,7 +96,7 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w, con
   j["source"] = m.name + ".cu";
   j["header"] = m.name + ".h";
   j["cubin"] = m.name + ".cubin";
-  j["runner"] = m.name + "_runner.cu";
+  j["runner"] = std::string(runners_subdir()) + "/" + m.name + "_runner.cu";
   j["config"] = to_json(m.config);
   j["config_key"] = to_string(m.config);
   j["shape"] = to_json(m.shape);
@@ -119,6 +126,7 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w, con
   j["args"] = m.args;
   j["signature"] = launcher_signature(m);
   j["supports_signature"] = supports_signature(m);
+  j["workspace_signature"] = workspace_signature(m);
   j["supports"] = supported_rule(m);
   j["commands"] = {{"build", build_command(m.name, m.arch, flags)},
                    {"object", object_command(m.name, m.arch, flags)},
@@ -178,6 +186,7 @@ ExportOutput export_kernels(const ExportInput& in) {
 
   std::error_code ec;
   std::filesystem::create_directories(in.out_dir, ec);
+  std::filesystem::create_directories(in.out_dir / runners_subdir(), ec);
   if (ec) fail("cannot create " + in.out_dir.string() + ": " + ec.message());
 
   ExportOutput out;
@@ -204,14 +213,15 @@ ExportOutput export_kernels(const ExportInput& in) {
         w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
     std::string source, header;
     try {
-      source = generate_source(m);
-      header = generate_header(m);
+      source = generate_source(m) + generate_workspace_source(m);
+      header = generate_header(m) + generate_workspace_header(m);
     } catch (const ExprError& e) {
       fail("cannot translate an expression of " + f.name + " to C++: " + std::string(e.what()));
     }
     write_file(in.out_dir / (name + ".cu"), source, out.files);
     write_file(in.out_dir / (name + ".h"), header, out.files);
-    write_file(in.out_dir / (name + "_runner.cu"), generate_runner(m, measured), out.files);
+    // Runners (each with a main()) in their own folder, so a project can glob the top-level .cu files.
+    write_file(in.out_dir / runners_subdir() / (name + "_runner.cu"), generate_runner(m, measured), out.files);
 
     const CompiledKernel ck = compile_variant(m.variant, base_arch, nullptr);
     if (!ck.ok) fail("NVRTC could not compile " + name + " for " + m.arch + ": " + first_line(ck.log));
@@ -225,7 +235,7 @@ ExportOutput export_kernels(const ExportInput& in) {
   }
 
   nlohmann::json& man = out.manifest;
-  man["format"] = "kforge-export/1";
+  man["format"] = "kforge-export/2";  // docs/export.md; /2: runners/ subfolder, CMakeLists.txt, workspace query
   man["family"] = f.name;
   man["description"] = f.description;
   man["spec"] = f.spec_path.filename().string();
@@ -239,7 +249,11 @@ ExportOutput export_kernels(const ExportInput& in) {
     write_file(in.out_dir / (dname + ".h"), generate_dispatch_header(dname, models), out.files);
     nlohmann::json order = nlohmann::json::array();
     for (const auto& m : models) order.push_back(m.name);
-    std::string objects = "nvcc -O3 " + nvcc_arch_flag(models.front().arch) + " -c " + shell_quote(dname + ".cu");
+    // One target for all: an arch-specific one (sm_90a) when any kernel needs it, as it also runs the others.
+    std::string arch = models.front().arch;
+    for (const auto& m : models)
+      if (m.arch.back() == 'a') arch = m.arch;
+    std::string objects = "nvcc -O3 " + nvcc_arch_flag(arch) + " -c " + shell_quote(dname + ".cu");
     for (const auto& m : models) objects += " " + shell_quote(m.name + ".cu");
     man["dispatcher"] = {{"name", dname},
                          {"source", dname + ".cu"},
@@ -254,6 +268,12 @@ ExportOutput export_kernels(const ExportInput& in) {
   } else {
     for (const auto& [k, v] : kernels.front().items()) man[k] = v;
   }
+  // The folder as a CMake subproject: add_subdirectory() gives kforge::<prefix>.
+  const std::string target = in.name.empty() ? c_identifier(f.name) : in.name;
+  write_file(in.out_dir / "CMakeLists.txt",
+             generate_cmake(target, models, several ? prefix + "_dispatch" : std::string()), out.files);
+  man["cmake"] = {{"file", "CMakeLists.txt"}, {"target", "kforge::" + target}, {"library", "kforge_" + target},
+                  {"runners_option", "KFORGE_" + upper_case(target) + "_RUNNERS"}};
   man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
   write_file(in.out_dir / "manifest.json", man.dump(2) + "\n", out.files);
   return out;

@@ -226,14 +226,21 @@ TEST_F(ExportFixture, SingleWinnerFilesAndManifest) {
   in.db_path = "results.db";
   const ExportOutput out = export_kernels(in);
   const std::string name = "export_fixture_R64_C1024_f16";
-  for (const char* suffix : {".cu", ".h", ".cubin", "_runner.cu"})
+  for (const char* suffix : {".cu", ".h", ".cubin"})
     EXPECT_TRUE(fs::exists(in.out_dir / (name + suffix))) << suffix;
+  // The runner (a main()) in its own folder, so a project can glob the top-level .cu files.
+  EXPECT_TRUE(fs::exists(in.out_dir / "runners" / (name + "_runner.cu")));
+  EXPECT_FALSE(fs::exists(in.out_dir / (name + "_runner.cu")));
+  EXPECT_TRUE(fs::exists(in.out_dir / "CMakeLists.txt"));
   ASSERT_FALSE(out.files.empty());
   EXPECT_EQ(out.files.back().filename(), "manifest.json");
   EXPECT_EQ(nlohmann::json::parse(read(in.out_dir / "manifest.json")), out.manifest);
 
   const auto& m = out.manifest;
-  EXPECT_EQ(m["format"], "kforge-export/1");
+  EXPECT_EQ(m["format"], "kforge-export/2");
+  EXPECT_EQ(m["cmake"]["target"], "kforge::export_fixture");
+  EXPECT_EQ(m["runner"], "runners/" + name + "_runner.cu");
+  EXPECT_EQ(m["workspace_signature"], "size_t " + name + "_workspace_size(long long R, long long C, const char* dtype)");
   EXPECT_EQ(m["family"], "export_fixture");
   EXPECT_EQ(m["name"], name);
   EXPECT_EQ(m["entry"], name + "_kernel");
@@ -264,8 +271,8 @@ TEST_F(ExportFixture, SingleWinnerFilesAndManifest) {
   EXPECT_EQ(m["kernel"]["registers"], 24);
   EXPECT_NE(m["supports"]["text"].get<std::string>().find("dtype = f16 (baked in)"), std::string::npos);
   EXPECT_EQ(m["supports"]["constraints"].size(), 4u);
-  EXPECT_EQ(m["commands"]["build"], "nvcc -O3 -arch=sm_90 --std=c++17 -o " + name + "_runner " + name + ".cu " + name +
-                                        "_runner.cu");
+  EXPECT_EQ(m["commands"]["build"], "nvcc -O3 -arch=sm_90 --std=c++17 -I. -o " + name + "_runner " + name +
+                                        ".cu runners/" + name + "_runner.cu");
   EXPECT_EQ(m["commands"]["ncu"], "ncu --set full -k " + name + "_kernel -c 1 ./" + name + "_runner");
   EXPECT_EQ(m["provenance"]["kforge_version"], KFORGE_VERSION);
   EXPECT_EQ(m["provenance"]["database"], "results.db");
@@ -365,7 +372,7 @@ TEST_F(ExportFixture, GeneratedCodeCompilesAndSupportsMatchesKforge) {
         << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
-  EXPECT_EQ(run("cd " + dir + " && " + nvcc + " -arch=sm_90 -c sb_runner.cu", &log), 0) << log;
+  EXPECT_EQ(run("cd " + dir + " && " + nvcc + " -arch=sm_90 -I. -c runners/sb_runner.cu", &log), 0) << log;
 
   // _supports, run on the host, must agree with kforge's own checks for every shape here.
   struct Case {
