@@ -90,7 +90,8 @@ def main():
     ap.add_argument("--config", help="export this config (kforge export --config) instead of the stored winner")
     ap.add_argument("--define", action="append", default=[], help="extra define for the kforge kernel (NAME=V)")
     ap.add_argument("--spec", default=SPEC)
-    ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"), help="kforge executable")
+    ap.add_argument("--kforge", help="kforge executable (default: $KFORGE, else build/kforge or build-*/kforge "
+                                     "in this checkout, else kforge on PATH)")
     ap.add_argument("--db", help="kforge database (passed to export)")
     ap.add_argument("--baselines-only", action="store_true", help="skip kforge; time torch backends only")
     ap.add_argument("--baselines-out", help="write backend timings (JSON list) for `kforge baseline import`")
@@ -103,6 +104,8 @@ def main():
                     help="time one op after another (the method before interleaved replays), for comparison")
     args = ap.parse_args()
 
+    if not args.baselines_only:
+        args.kforge = kx.find_kforge(args.kforge, "compare_torch")  # before any GPU work: a clear error
     import torch
     with open(args.spec) as f:
         spec = json.load(f)  # plain data only (suites, tolerance): kforge owns the expressions

@@ -17,8 +17,36 @@ Only the launch and timing parts need torch and a GPU.
 import ctypes
 import json
 import os
+import shutil
 import statistics
 import subprocess
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_kforge(given=None, tool="kforge"):
+    """The kforge executable: `given` (a --kforge option), else $KFORGE, else a build in this
+    checkout (build/kforge, build-*/kforge), else `kforge` on PATH. Raises SystemExit naming all
+    four when none is there."""
+    def runnable(p):
+        return p and os.path.isfile(p) and os.access(p, os.X_OK)
+    for name, p in (("--kforge", given), ("KFORGE", os.environ.get("KFORGE"))):
+        if p:
+            found = p if runnable(p) else shutil.which(p)
+            if not found:
+                raise SystemExit(f"{tool}: {name} {p!r} is not an executable")
+            return os.path.abspath(found)
+    builds = [os.path.join(REPO, "build", "kforge")]
+    if os.path.isdir(REPO):
+        builds += sorted(os.path.join(REPO, d, "kforge") for d in os.listdir(REPO) if d.startswith("build-"))
+    for p in builds:
+        if runnable(p):
+            return p
+    on_path = shutil.which("kforge")
+    if on_path:
+        return on_path
+    raise SystemExit(f"{tool}: no kforge executable: pass --kforge PATH, set KFORGE, build it in this checkout "
+                     f"(build/kforge) or install it on PATH")
 
 
 def export(kforge, family, shape, out_dir, db=None, config=None, defines=(), spec_dir=None):

@@ -42,14 +42,28 @@ def _grid(plt, n, width=3.4, height=2.6, max_cols=4):
     return fig, flat[:n]
 
 
+def _plain_log_labels(axis):
+    """Tick labels on a log axis as plain numbers (0.6, 1, 2), not 6x10^-1; minor ticks labelled only
+    where the axis spans few decades (matplotlib's thresholds), so they never crowd."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def __call__(self, x, pos=None):
+            return f"{x:g}" if super().__call__(x, pos) else ""
+    axis.set_major_formatter(Plain())
+    axis.set_minor_formatter(Plain(minor_thresholds=(1, 0.4)))
+
+
 def _log_if_wide(ax, values, axis="y"):
     vals = [v for v in values if v and v > 0]
     if vals and max(vals) / min(vals) > 8:
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+        _plain_log_labels(ax.yaxis if axis == "y" else ax.xaxis)
 
 
 def plot_convergence(plt, series, counts, campaign, path):
     """One small panel per shape: best median so far (log) against evaluations."""
+    from matplotlib.ticker import MaxNLocator
     shapes = sorted(series)
     fig, axes = _grid(plt, len(shapes))
     for ax, shape in zip(axes, shapes):
@@ -59,6 +73,7 @@ def plot_convergence(plt, series, counts, campaign, path):
         ok, total = counts.get(shape, (0, 0))
         ax.set_title(f"{short_shape(shape)}\nbest {pts[-1][2]:.2f} us, {ok} ok / {total} evals", fontsize=8)
         ax.set_xlabel("evaluations of this shape", fontsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 1.2, 1.4 ticks
         ax.set_ylabel("best median (us)", fontsize=7)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3, which="both")
@@ -106,6 +121,7 @@ def plot_params(plt, family, shape, effects, path):
         for b, v in zip(bars, vals):
             ax.annotate(f"n={effects[p][v][1]}", (b.get_x() + b.get_width() / 2, b.get_height()),
                         ha="center", va="bottom", fontsize=6)
+        ax.margins(y=0.15)  # room for the n= labels above the tallest bar
         ax.set_title(p, fontsize=9)
         ax.set_ylabel("median time (us)", fontsize=7)
         ax.tick_params(labelsize=7)
@@ -140,6 +156,7 @@ def plot_baselines(plt, family, rows, path):
             ax.text(x, b.get_y() + b.get_height() / 2, f" {x:.2f}x", va="center", fontsize=6)
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_xscale("log")
+    _plain_log_labels(ax.xaxis)
     lo = min(ratios + [1.0]) / 1.3
     hi = max(ratios + [1.0]) * 1.6
     ax.set_xlim(lo, hi)

@@ -48,7 +48,7 @@ void add_export(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("export", "Write the best kernel(s), or a given config, as standalone CUDA source");
   static std::string family, suite, out = "exported", name, arch, device, config;
   static std::vector<std::string> shapes, defines;
-  static bool json = false;
+  static bool json = false, torch = false;
   cmd->add_option("--family", family, "Family name")->required();
   cmd->add_option("--shape", shapes, "Shape, e.g. M=4096,N=4096,K=4096,dtype=f16 (repeatable)");
   cmd->add_option("--suite", suite, "Named shape suite of the family (default: every shape with results, as best)");
@@ -61,6 +61,8 @@ void add_export(CLI::App& app, Globals& g) {
   cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's; with --config: sm_90)");
   cmd->add_option("--device", device, "Use results of this device name (default: any)");
   cmd->add_flag("--json", json, "Print the manifest");
+  cmd->add_flag("--torch", torch,
+                "Also write torch/: the kernel(s) as the torch custom op kforge::<name> (torch/load.py builds and loads it)");
   set_action(cmd, [&g] {
     const Family f = load_family(g, family);
     ExportInput in;
@@ -69,6 +71,7 @@ void add_export(CLI::App& app, Globals& g) {
     in.name = name;
     in.base_arch = arch;
     in.db_path = g.db;
+    in.torch = torch;
     in.defines = parse_defines(f, defines);
     if (!config.empty()) {
       if (shapes.empty() && suite.empty()) throw std::runtime_error("--config needs --shape or --suite");

@@ -16,6 +16,8 @@
 namespace kf::exporter {
 
 // Buffers whose element type differs between kernels are passed as (const) void*.
+// The dispatcher's pointer type for buffer i as its header spells it ("const kforge_f16*", "void*").
+std::string dispatch_pointer_type(const std::vector<KernelModel>& kernels, size_t i);
 std::string dispatch_signature(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);
 std::string generate_dispatch_header(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);
 std::string generate_dispatch_source(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);

@@ -15,7 +15,9 @@
 #include "export/runner_gen.hpp"
 #include "export/workspace_gen.hpp"
 #include "export/cmake_gen.hpp"
+#include "export/torch_gen.hpp"
 #include "family/user_config.hpp"
+#include "util/hash.hpp"
 
 namespace kf {
 
@@ -157,6 +159,55 @@ void check_input(const ExportInput& in) {
   }
 }
 
+// The CMake target's and the torch op's name: --name, else the family.
+std::string export_target(const ExportInput& in) { return in.name.empty() ? c_identifier(in.family->name) : in.name; }
+
+// torch/<target>_op.cpp and torch/load.py over the launcher (one kernel) or the dispatcher.
+nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::string& target,
+                              const std::vector<KernelModel>& models, const std::string& dispatcher,
+                              std::vector<std::filesystem::path>& files) {
+  const std::string launcher = dispatcher.empty() ? models.front().name : dispatcher;
+  const TorchOpModel op = make_torch_op_model(target, launcher, models);
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
+  std::string hashes;
+  const auto flags_for = [](const std::string& arch, const std::vector<std::string>& extra) {
+    std::vector<std::string> flags;
+    std::string flag = nvcc_arch_flag(arch);
+    for (size_t at = 0; at != std::string::npos;) {  // "-gencode arch=...": two arguments
+      const size_t space = flag.find(' ', at);
+      flags.push_back(flag.substr(at, space == std::string::npos ? space : space - at));
+      at = space == std::string::npos ? space : space + 1;
+    }
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    return flags;
+  };
+  std::string dispatcher_arch = models.front().arch;
+  for (const auto& m : models) {
+    kernels.push_back({m.name + ".cu", flags_for(m.arch, nvcc_flags(m.variant.options))});
+    hashes += m.variant.hash;
+    if (m.arch.back() == 'a') dispatcher_arch = m.arch;
+  }
+  if (!dispatcher.empty()) kernels.push_back({dispatcher + ".cu", flags_for(dispatcher_arch, {})});
+  // The dims part of the rule; the constraints (long) stay in manifest.json.
+  std::string supported = "the shapes one of the dispatcher's kernels supports (manifest.json)";
+  if (dispatcher.empty()) {
+    supported = supported_rule(models.front())["text"].get<std::string>();
+    const size_t constraints = supported.find("; constraints hold");
+    if (constraints != std::string::npos)
+      supported = supported.substr(0, constraints) + "; the family's constraints with the tuned config (manifest.json: supports)";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir / torch_subdir(), ec);
+  if (ec) fail("cannot create " + (dir / torch_subdir()).string() + ": " + ec.message());
+  const std::string source = std::string(torch_subdir()) + "/" + target + "_op.cpp";
+  const std::string loader = std::string(torch_subdir()) + "/load.py";
+  write_file(dir / source, generate_torch_op(op, "../" + launcher + ".h", supported), files);
+  write_file(dir / loader, generate_torch_loader(op, kernels, "kforge_" + target + "_" + content_hash(hashes).substr(0, 10)),
+             files);
+  return {{"source", source}, {"loader", loader}, {"op", "kforge::" + target}, {"schema", "kforge::" + op.schema},
+          {"calls", launcher}};
+}
+
 }  // namespace
 
 EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape& s) {
@@ -209,6 +260,7 @@ ExportOutput export_kernels(const ExportInput& in) {
     } catch (const ExprError& e) {
       fail(std::string(e.what()));
     }
+    if (in.torch && models.empty()) make_torch_op_model(export_target(in), name, {m});  // refuses before writing
     const std::optional<double> measured =
         w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
     std::string source, header;
@@ -269,11 +321,14 @@ ExportOutput export_kernels(const ExportInput& in) {
     for (const auto& [k, v] : kernels.front().items()) man[k] = v;
   }
   // The folder as a CMake subproject: add_subdirectory() gives kforge::<prefix>.
-  const std::string target = in.name.empty() ? c_identifier(f.name) : in.name;
+  const std::string target = export_target(in);
   write_file(in.out_dir / "CMakeLists.txt",
              generate_cmake(target, models, several ? prefix + "_dispatch" : std::string()), out.files);
   man["cmake"] = {{"file", "CMakeLists.txt"}, {"target", "kforge::" + target}, {"library", "kforge_" + target},
                   {"runners_option", "KFORGE_" + upper_case(target) + "_RUNNERS"}};
+  man["torch"] = in.torch ? write_torch_op(in.out_dir, target, models, several ? prefix + "_dispatch" : std::string(),
+                                          out.files)
+                          : nlohmann::json();
   man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
   write_file(in.out_dir / "manifest.json", man.dump(2) + "\n", out.files);
   return out;

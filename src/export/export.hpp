@@ -7,9 +7,10 @@
 //   <name>.h          C ABI:  cudaError_t <name>(<buffers in spec order>, <dims in spec order>,
 //                     cudaStream_t) and int <name>_supports(<dims>, const kforge_device_info*)
 //   <name>.cubin      the same kernel compiled by NVRTC for the target (for Python loaders)
-//   <name>_runner.cu  standalone main() that runs the kernel on its shape (profiling)
-// With several winners also <prefix>_dispatch.cu/.h (see dispatch_gen.hpp), and always
-//   manifest.json     {"format":"kforge-export/1", "family", "description", "spec", "spec_hash",
+//   runners/<name>_runner.cu  standalone main() that runs the kernel on its shape (profiling)
+// With several winners also <prefix>_dispatch.cu/.h (see dispatch_gen.hpp); always CMakeLists.txt
+// (cmake_gen.hpp); with `torch` torch/<target>_op.cpp and torch/load.py (torch_gen.hpp); and
+//   manifest.json     {"format":"kforge-export/2" (docs/export.md), "family", "description", "spec", "spec_hash",
 //                      "arch", "kernels":[K...], "dispatcher":{...}|null, "provenance":{...}}
 //                     where each K has: name, entry, source, header, cubin, runner, config,
 //                     shape, variant_hash, arch, device, timing{median_us,p10_us,p90_us,...,
@@ -41,6 +42,9 @@ struct ExportInput {
   // Extra #defines for every kernel (family/user_config.hpp): part of each variant hash, listed
   // in the manifest as "defines".
   Assignment defines;
+  // Also write torch/<target>_op.cpp and torch/load.py (torch_gen.hpp): the kernel(s) as the
+  // torch custom op kforge::<target>.
+  bool torch = false;
 };
 
 struct ExportOutput {

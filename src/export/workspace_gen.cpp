@@ -51,6 +51,17 @@ std::string workspace_signature(const KernelModel& m, const std::string& prefix)
   return "size_t " + m.name + "_workspace_size(" + (dims.empty() ? "void" : dims) + ")";
 }
 
+std::string workspace_layout_signature(const std::string& name, const Family& f, const std::string& prefix) {
+  const std::string dims = dims_parameters(f, prefix);
+  return "size_t " + name + "_workspace_layout(" + dims + (dims.empty() ? "" : ", ") + "size_t* " + prefix + "offsets)";
+}
+
+int scratch_count(const KernelModel& m) {
+  int n = 0;
+  for (const auto& b : m.buffers) n += b.role == BufferRole::Scratch ? 1 : 0;
+  return n;
+}
+
 std::string generate_workspace_header(const KernelModel& m) {
   std::ostringstream o;
   o << "\n#include <stddef.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
@@ -60,6 +71,9 @@ std::string generate_workspace_header(const KernelModel& m) {
     << " * (size_t)-1 when the sizes cannot be computed for the shape (see " << m.name << "_supports).\n"
     << " * Host code only; needs no GPU. */\n"
     << workspace_signature(m) << ";\n"
+    << "/* The same total; also, unless `offsets` is NULL, each scratch buffer's byte offset in that\n"
+    << " * allocation (" << scratch_count(m) << " entries, parameter order). */\n"
+    << workspace_layout_signature(m.name, *m.family) << ";\n"
     << "#ifdef __cplusplus\n}\n#endif\n";
   return o.str();
 }
@@ -73,13 +87,13 @@ std::string generate_workspace_source(const KernelModel& m) {
   o << "\n// ---- workspace query ----\nnamespace {\n\nsize_t kfx_workspace(";
   std::string params, args;
   for (const DimSpec& d : f.dims) {
-    params += std::string(params.empty() ? "" : ", ") + (d.is_enum ? "std::string_view d_" : "long long d_") + d.name;
-    args += std::string(args.empty() ? "" : ", ") + (d.is_enum ? "std::string_view(kf_" + d.name + ")" : "kf_" + d.name);
+    params += (d.is_enum ? "std::string_view d_" : "long long d_") + d.name + ", ";
+    args += (d.is_enum ? "std::string_view(kf_" + d.name + ")" : "kf_" + d.name) + ", ";
   }
-  o << params << ") {\n";
+  o << params << "size_t* offsets) {\n";
   for (const DimSpec& d : f.dims) o << "  (void)d_" << d.name << ";\n";
   if (!has_scratch(m)) {
-    o << "  return 0;  // no scratch buffer\n}\n\n}  // namespace\n\n";
+    o << "  (void)offsets;\n  return 0;  // no scratch buffer\n}\n\n}  // namespace\n\n";
   } else {
     o << "  bool kfx_bad = false;\n  const kforge_device_info& dev = kfx_target;\n  (void)dev;\n";
     for (const NamedExpr& d : f.derived) {
@@ -89,19 +103,24 @@ std::string generate_workspace_source(const KernelModel& m) {
       names.define_derived(d.name, e.type);
     }
     o << "  if (kfx_bad) return SIZE_MAX;\n  size_t total = 0;\n";
+    int index = 0;
     for (const auto& b : m.buffers) {
       if (b.role != BufferRole::Scratch) continue;
       o << "  {  // " << b.name << ": " << b.spec->count.text() << " elements of " << b.ctype << "\n"
         << "    const long long n = " << cxx_as_int(tr(b.spec->count)) << ";\n"
         << "    if (kfx_bad || n < 0) return SIZE_MAX;\n"
+        << "    if (offsets) offsets[" << index++ << "] = total;\n"
         << "    total += (static_cast<size_t>(n) * sizeof(" << b.ctype << ") + 255) / 256 * 256;\n  }\n";
     }
     o << "  return total;\n}\n\n}  // namespace\n\n";
   }
-  o << "extern \"C\" " << workspace_signature(m, "kf_") << " {\n";
+  std::string null_enum;
   for (const DimSpec& d : f.dims)
-    if (d.is_enum) o << "  if (kf_" << d.name << " == nullptr) return SIZE_MAX;\n";
-  o << "  return kfx_workspace(" << args << ");\n}\n";
+    if (d.is_enum) null_enum += "  if (kf_" + d.name + " == nullptr) return SIZE_MAX;\n";
+  o << "extern \"C\" " << workspace_layout_signature(m.name, f, "kf_") << " {\n" << null_enum
+    << "  return kfx_workspace(" << args << "kf_offsets);\n}\n\n";
+  o << "extern \"C\" " << workspace_signature(m, "kf_") << " {\n" << null_enum
+    << "  return kfx_workspace(" << args << "nullptr);\n}\n";
   return o.str();
 }
 

@@ -1,0 +1,177 @@
+#include "export/torch_model.hpp"
+
+#include <cctype>
+#include <set>
+#include <stdexcept>
+
+#include "export/dispatch_gen.hpp"
+#include "export/launcher_abi.hpp"
+
+namespace kf::exporter {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) { throw std::runtime_error("export --torch: " + why); }
+
+std::string trimmed(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+// "B * H * S * D" -> {B, H, S, D} when every factor is an int dim; nullopt otherwise.
+std::optional<std::vector<std::string>> dims_product(const Family& f, const std::string& count) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t star = count.find('*', start);
+    const std::string factor = trimmed(count.substr(start, star == std::string::npos ? std::string::npos : star - start));
+    const DimSpec* d = f.dim(factor);
+    if (!d || d->is_enum) return std::nullopt;
+    out.push_back(factor);
+    if (star == std::string::npos) return out;
+    start = star + 1;
+  }
+}
+
+// 'f16' or "f16" -> f16; an enum dim's name -> that name with is_dim set.
+std::string dtype_of(const Family& f, const BufferSpec& b, bool& is_dim) {
+  const std::string t = trimmed(b.dtype.text());
+  is_dim = false;
+  if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) {
+    const std::string lit = t.substr(1, t.size() - 2);
+    if (aten_scalar_type(lit).empty()) refuse("buffer " + b.name + " has dtype '" + lit + "', which torch has no type for");
+    return lit;
+  }
+  const DimSpec* d = f.dim(t);
+  if (!d || !d->is_enum)
+    refuse("buffer " + b.name + "'s dtype '" + t + "' is neither a literal nor an enum dim: the op cannot tell its type");
+  is_dim = true;
+  return t;
+}
+
+std::string schema_default(const DimSpec& d, const Value& v, bool is_bool) {
+  if (d.is_enum) return "\"" + to_string(v) + "\"";
+  if (is_bool) return as_int(v) ? "True" : "False";
+  return std::to_string(as_int(v));
+}
+
+std::string pointer_type_for(const std::vector<KernelModel>& ks, size_t i) {
+  if (ks.size() > 1) return dispatch_pointer_type(ks, i);
+  const ExportBuffer& b = ks.front().buffers[i];
+  return header_pointer_type(b.ctype, b.is_const());
+}
+
+}  // namespace
+
+std::string aten_scalar_type(const std::string& dtype) {
+  if (dtype == "f16") return "at::kHalf";
+  if (dtype == "bf16") return "at::kBFloat16";
+  if (dtype == "f32") return "at::kFloat";
+  if (dtype == "f64") return "at::kDouble";
+  if (dtype == "i32") return "at::kInt";
+  return "";
+}
+
+std::string python_dtype(const std::string& dtype) {
+  if (dtype == "f16") return "torch.float16";
+  if (dtype == "bf16") return "torch.bfloat16";
+  if (dtype == "f32") return "torch.float32";
+  if (dtype == "f64") return "torch.float64";
+  if (dtype == "i32") return "torch.int32";
+  return "";
+}
+
+const TorchTensor* TorchOpModel::first_input() const {
+  for (const auto& t : buffers)
+    if (t.role == BufferRole::Input) return &t;
+  return nullptr;
+}
+
+TorchOpModel make_torch_op_model(const std::string& op, const std::string& launcher, const std::vector<KernelModel>& ks) {
+  const KernelModel& k0 = ks.front();
+  const Family& f = *k0.family;
+  TorchOpModel m;
+  m.op = op;
+  m.launcher = launcher;
+  for (size_t i = 0; i < k0.buffers.size(); ++i) {
+    const BufferSpec& b = *k0.buffers[i].spec;
+    TorchTensor t;
+    t.name = b.name;
+    t.role = b.role;
+    t.pointer_type = pointer_type_for(ks, i);
+    bool is_dim = false;
+    const std::string dt = dtype_of(f, b, is_dim);
+    (is_dim ? t.dtype_dim : t.dtype) = dt;
+    if (b.role == BufferRole::Scratch) {
+      ++m.scratch_count;
+    } else {
+      auto dims = dims_product(f, b.count.text());
+      if (!dims)
+        refuse("buffer " + b.name + " has " + b.count.text() +
+               " elements: the op needs each input and output shaped by a product of int dims (as 'B * H * S * D')");
+      t.dims = *dims;
+    }
+    m.buffers.push_back(t);
+  }
+  if (!m.first_input()) refuse("family " + f.name + " has no input buffer");
+
+  std::set<std::string> names;
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Input) names.insert(t.name);
+  for (const DimSpec& d : f.dims) {
+    TorchDim td;
+    td.spec = &d;
+    for (const auto& t : m.buffers) {
+      if (t.role != BufferRole::Input) continue;
+      if (d.is_enum && t.dtype_dim == d.name) {
+        for (const auto& c : d.choices)
+          if (aten_scalar_type(c).empty()) refuse("enum dim " + d.name + " gives a dtype but has value '" + c + "'");
+        td.source = TorchDim::Source::InputDtype;
+        td.tensor = t.name;
+        break;
+      }
+      for (size_t a = 0; !d.is_enum && a < t.dims.size(); ++a)
+        if (t.dims[a] == d.name) {
+          td.source = TorchDim::Source::InputAxis;
+          td.tensor = t.name;
+          td.axis = static_cast<int>(a);
+          break;
+        }
+      if (td.source != TorchDim::Source::Argument) break;
+    }
+    if (td.source == TorchDim::Source::Argument) {
+      td.is_bool = !d.is_enum && d.min == 0 && d.max == 1;
+      td.default_value = schema_default(d, k0.shape.at(d.name), td.is_bool);
+      if (!names.insert(d.name).second) refuse("dim " + d.name + " and a buffer would be two arguments of one name");
+    }
+    m.dims.push_back(td);
+  }
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Output && !t.dtype_dim.empty())
+      for (const auto& d : m.dims)
+        if (d.spec->name == t.dtype_dim && d.source == TorchDim::Source::Argument)
+          for (const auto& c : d.spec->choices)
+            if (aten_scalar_type(c).empty()) refuse("enum dim " + d.spec->name + " gives a dtype but has value '" + c + "'");
+
+  std::string args, outs;
+  int outputs = 0;
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Input) args += (args.empty() ? "" : ", ") + std::string("Tensor ") + t.name;
+  for (const auto& d : m.dims) {
+    if (d.source != TorchDim::Source::Argument) continue;
+    const std::string type = d.spec->is_enum ? "str" : d.is_bool ? "bool" : "int";
+    args += ", " + type + " " + d.spec->name + "=" + d.default_value;
+  }
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Output) {
+      outs += (outs.empty() ? "" : ", ") + std::string("Tensor");
+      ++outputs;
+    }
+  if (outputs == 0) refuse("family " + f.name + " has no output buffer");
+  m.schema = op + "(" + args + ") -> " + (outputs == 1 ? outs : "(" + outs + ")");
+  return m;
+}
+
+}  // namespace kf::exporter
