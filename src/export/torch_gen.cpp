@@ -67,9 +67,16 @@ std::string check_function(const TorchOpModel& op) {
   o << "struct kfx_shape {\n";
   for (const auto& d : op.dims) o << "  " << (is_int_dim(d) ? "c10::SymInt " : "std::string ") << d.spec->name << ";\n";
   o << "};\n\n";
+  // Sizes go into messages as text: a concrete size as its number, a symbolic one (torch.compile) as such,
+  // so no message streams a c10::SymInt.
+  o << "std::string kfx_text(const c10::SymInt& v) {\n"
+       "  const auto i = v.maybe_as_int();\n"
+       "  return i ? std::to_string(*i) : std::string(\"(symbolic)\");\n}\n"
+       "const std::string& kfx_text(const std::string& v) { return v; }\n\n";
   o << "std::string kfx_shape_text(const kfx_shape& s) {\n  std::ostringstream o;\n  o";
   for (size_t i = 0; i < op.dims.size(); ++i)
-    o << " << " << quoted((i ? "," : "") + op.dims[i].spec->name + "=") << " << s." << op.dims[i].spec->name;
+    o << " << " << quoted((i ? "," : "") + op.dims[i].spec->name + "=") << " << kfx_text(s." << op.dims[i].spec->name
+      << ")";
   o << ";\n  return o.str();\n}\n\n";
 
   o << "kfx_shape kfx_check(" << parameters(op) << ") {\n  kfx_shape s;\n";
@@ -112,8 +119,8 @@ std::string check_function(const TorchOpModel& op) {
     for (size_t a = 0; a < t.dims.size(); ++a)
       if (!read_from(t.dims[a], t.name, static_cast<int>(a)))
         o << "  TORCH_CHECK(t_" << t.name << ".sym_size(" << a << ") == s." << t.dims[a] << ", kfx_op, \": " << t.name
-        << ".size(" << a << ") is \", t_" << t.name << ".sym_size(" << a << "), \" but " << t.dims[a]
-        << " is \", s." << t.dims[a] << ", \" (" << t.name << " is " << shape_list(t) << ")\");\n";
+        << ".size(" << a << ") is \", kfx_text(t_" << t.name << ".sym_size(" << a << ")), \" but " << t.dims[a]
+        << " is \", kfx_text(s." << t.dims[a] << "), \" (" << t.name << " is " << shape_list(t) << ")\");\n";
     if (!t.dtype_dim.empty()) {
       if (!read_from(t.dtype_dim, t.name, -1))
         o << "  TORCH_CHECK(kfx_dtype_name(t_" << t.name << ".scalar_type()) == s." << t.dtype_dim << ", kfx_op, \": "
