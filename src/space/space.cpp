@@ -15,7 +15,8 @@ SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixVa
     : params_(std::move(params)),
       valid_(std::move(valid)),
       prefix_valid_(std::move(prefix_valid)),
-      leaf_valid_(prefix_valid_ ? std::move(leaf_valid) : LeafValidity{}) {
+      leaf_valid_(prefix_valid_ ? std::move(leaf_valid) : LeafValidity{}),
+      sizes_(make_subtree_sizes()) {
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i].values.empty())
       throw std::invalid_argument("parameter '" + params_[i].name + "' has an empty domain");

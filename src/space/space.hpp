@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -20,9 +21,9 @@ namespace kf {
 struct ParamSpec {
   std::string name;
   std::vector<Value> values;  // ordered: neighbouring indices are "nearby" values
-  // Search prior, one weight per value (empty: all 1). Samplers draw a value with probability
-  // proportional to its weight among those that can still complete; weight 0 means "only
-  // after every other value" (the spec's "priors", docs/family_spec.md).
+  // Search prior, one weight per value (empty: all 1). The sampler draws a valid config with
+  // probability proportional to the product of its values' weights (random_valid); weight 0
+  // means "only after every other value" (the spec's "priors", docs/family_spec.md).
   std::vector<double> weights = {};
   double weight(size_t i) const { return weights.empty() ? 1.0 : weights[i]; }
 };
@@ -32,6 +33,9 @@ struct ParamSpec {
 struct SpaceBudgetError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+struct SubtreeSizes;  // space_sizes.cpp
+std::shared_ptr<SubtreeSizes> make_subtree_sizes();
 
 class SearchSpace {
  public:
@@ -57,8 +61,8 @@ class SearchSpace {
   Config decode(const std::vector<int>& idx) const;
 
   // A random valid config drawn by a randomized descent (see docs/architecture.md for its
-  // distribution): per parameter, values in a random order weighted by the prior, prefix
-  // checks on the way down, backtracking on a dead end, restarts after a bounded number of
+  // distribution): per parameter, values in a random order weighted by the prior times the
+  // size of the subtree below each (subtree_size), prefix checks on the way down, backtracking on a dead end, restarts after a bounded number of
   // checks. Configs `accept` rejects count as invalid. nullopt when the space provably holds
   // no (accepted) config; SpaceBudgetError when max_checks ran out first.
   static constexpr size_t kDefaultSampleChecks = 2'000'000;
@@ -96,6 +100,23 @@ class SearchSpace {
   static constexpr long kLastPenalty = 1000;
   std::optional<Config> nearest(const NearestQuery& q, std::mt19937_64* rng = nullptr) const;
 
+  // The number of valid configs that complete a prefix (its first `depth` parameters, at
+  // indices path[0..depth)), each counted with the product of its remaining values' prior
+  // weights (values of weight 0 count nothing). Exact when a walk below the prefix finishes
+  // within kExactSizeChecks checks (not tried again at a depth where it failed kExactFailures
+  // times, unless the product below is small enough to finish surely), Knuth's estimate from
+  // kSizeProbes paths otherwise (seeded by the prefix: the same on every call). Cached per
+  // prefix; thread-safe. With `allowance`, an uncached size costs its checks from it, and none
+  // is computed once it is spent (nullopt): a draw's sampling work stays bounded.
+  struct SubtreeSize {
+    double weight = 0;
+    bool exact = false;
+  };
+  static constexpr size_t kExactSizeChecks = 1024, kExactFailures = 4, kSizeProbes = 8,
+                          kMaxCachedSizes = 1'000'000, kSizeChecksPerDraw = 50'000;
+  std::optional<SubtreeSize> subtree_size(const Config& prefix, const std::vector<int>& path, size_t depth,
+                                          size_t* allowance = nullptr) const;
+
   // The checks behind the walks (for SpaceWalker and the samplers).
   bool prefix_ok(const Config& prefix, size_t depth) const;
   bool leaf_ok(const Config& c) const;
@@ -105,6 +126,8 @@ class SearchSpace {
   Validity valid_;
   PrefixValidity prefix_valid_;
   LeafValidity leaf_valid_;
+  // Shared by copies of the space (same domains and checks, so the same sizes).
+  std::shared_ptr<SubtreeSizes> sizes_;
 };
 
 // A resumable depth-first walk over the valid configs, in lexicographic index order: constant

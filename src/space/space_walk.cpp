@@ -14,18 +14,45 @@ namespace {
 // A value of prior weight 0 in a parameter that has some positive weight: tried last.
 bool is_last(const ParamSpec& p, size_t v) { return !p.weights.empty() && p.weights[v] == 0; }
 
-// The order in which a descent tries the values of p: a weighted random permutation
-// (Efraimidis-Spirakis keys: value v comes first with probability w_v / sum w), values of
-// weight 0 after all others, in random order.
-std::vector<int> weighted_order(const ParamSpec& p, std::mt19937_64& rng) {
+// The order in which a descent tries the values of parameter `depth` below its prefix: a
+// weighted random permutation (Efraimidis-Spirakis keys: value v comes first with probability
+// w_v / sum w), with w_v the value's prior weight times the (estimated) weighted number of
+// valid configs below it, so that a config is drawn about as often as any other of the same
+// prior weight. Values of weight 0, and values whose subtree looks empty, come after all
+// others, in random order: the descent still finds a config wherever one exists.
+std::vector<int> weighted_order(const SearchSpace& space, Config& prefix, std::vector<int>& path, size_t depth,
+                                std::mt19937_64& rng, size_t& allowance) {
+  const ParamSpec& p = space.params()[depth];
+  std::vector<double> w(p.values.size());
+  bool sized = true;  // every live value's size known: otherwise the prior alone decides
+  for (size_t v = 0; v < p.values.size(); ++v) {
+    w[v] = p.weight(v);
+    if (w[v] == 0 || !sized) continue;
+    prefix.insert_or_assign(p.name, p.values[v]);
+    path[depth] = static_cast<int>(v);
+    if (depth + 1 < space.params().size() && !space.prefix_ok(prefix, depth + 1)) {
+      w[v] = 0;
+      continue;
+    }
+    const auto size = space.subtree_size(prefix, path, depth + 1, &allowance);
+    if (size) {
+      w[v] *= size->weight;
+    } else {
+      sized = false;
+    }
+  }
+  if (!sized)
+    for (size_t v = 0; v < p.values.size(); ++v) w[v] = p.weight(v);
+  path[depth] = -1;
+  prefix.erase(p.name);
   std::uniform_real_distribution<double> u01(std::numeric_limits<double>::min(), 1.0);
   std::vector<std::pair<double, int>> keyed;
   keyed.reserve(p.values.size());
   for (size_t v = 0; v < p.values.size(); ++v) {
-    const double w = p.weight(v);
     const double u = u01(rng);
     // Smaller key first; weight 0 gets keys above every positive weight's.
-    keyed.emplace_back(w > 0 ? -std::log(u) / w : std::numeric_limits<double>::max() / 2 + u, static_cast<int>(v));
+    keyed.emplace_back(w[v] > 0 ? -std::log(u) / w[v] : std::numeric_limits<double>::max() / 2 + u,
+                       static_cast<int>(v));
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<int> out;
@@ -34,7 +61,8 @@ std::vector<int> weighted_order(const ParamSpec& p, std::mt19937_64& rng) {
   return out;
 }
 
-// One randomized depth-first descent with backtracking, cut after `budget` checks.
+// One randomized depth-first descent with backtracking, cut after `budget` checks (the
+// checks behind the subtree sizes are bounded on their own and not counted).
 struct Descent {
   const SearchSpace& space;
   const SearchSpace::Validity& accept;
@@ -43,6 +71,8 @@ struct Descent {
   size_t checks = 0;
   bool cut = false;  // the budget ended it before the tree was exhausted
   Config prefix = {};
+  std::vector<int> path = std::vector<int>(space.params().size(), -1);
+  size_t allowance = SearchSpace::kSizeChecksPerDraw;  // the size checks this draw may spend
 
   bool dfs(size_t depth) {
     const auto& params = space.params();
@@ -51,12 +81,13 @@ struct Descent {
       return space.leaf_ok(prefix) && (!accept || accept(prefix));
     }
     const ParamSpec& p = params[depth];
-    for (int v : weighted_order(p, rng)) {
+    for (int v : weighted_order(space, prefix, path, depth, rng, allowance)) {
       if (checks >= budget) {
         cut = true;
         return false;
       }
       prefix.insert_or_assign(p.name, p.values[static_cast<size_t>(v)]);
+      path[depth] = v;
       if (depth + 1 < params.size()) {
         ++checks;
         if (!space.prefix_ok(prefix, depth + 1)) continue;
@@ -65,6 +96,7 @@ struct Descent {
       if (cut) return false;
     }
     prefix.erase(p.name);
+    path[depth] = -1;
     return false;
   }
 };

@@ -141,15 +141,15 @@ TEST(SearchSpace, ValidChecksDomainAndPredicate) {
   EXPECT_FALSE(space.valid(cfg(48, 1, "simt")));  // domain
 }
 
-TEST(SearchSpace, RandomValidFollowsTheDescentAndIsSeeded) {
-  // The descent picks each parameter's value uniformly among those that can still complete
-  // (docs/architecture.md), so a config's chance is the product of 1/(live values) down its
-  // path: BLOCK_M 1/4 each; BM=16 has one live WARPS and one MMA (1/4); BM=32 two WARPS and
-  // two MMA (1/16 each); BM=64 and 128 three WARPS and two MMA (1/24 each).
+TEST(SearchSpace, RandomValidIsUniformOverValidConfigsAndSeeded) {
+  // The descent weighs each value by the number of valid configs below it (exact on a space
+  // this small), so every one of the 17 valid configs is drawn with chance 1/17. Without the
+  // sizes it drew each value uniformly among those that can still complete: BLOCK_M=16's
+  // only config 1/4 of the time, each of BLOCK_M=64's six 1/24 (docs/architecture.md).
   SearchSpace space(tile_params(), tile_rule);
   std::mt19937_64 a(42), b(42);
   std::map<std::string, int> counts;
-  const int n = 24000;
+  const int n = 17000;
   for (int i = 0; i < n; ++i) {
     const auto x = space.random_valid(a);
     ASSERT_TRUE(x.has_value());
@@ -158,13 +158,37 @@ TEST(SearchSpace, RandomValidFollowsTheDescentAndIsSeeded) {
     ++counts[to_string(*x)];
   }
   EXPECT_EQ(counts.size(), 17u);
-  for (const auto& [name, k] : counts) {
-    const Config c = parse_assignment(name);
-    const int64_t bm = std::get<int64_t>(c.at("BLOCK_M"));
-    const double p = bm == 16 ? 1.0 / 4 : bm == 32 ? 1.0 / 16 : 1.0 / 24;
-    const double sigma = std::sqrt(n * p * (1 - p));
-    EXPECT_NEAR(k, n * p, 5 * sigma) << name;
-  }
+  const double p = 1.0 / 17, sigma = std::sqrt(n * p * (1 - p));
+  for (const auto& [name, k] : counts) EXPECT_NEAR(k, n * p, 5 * sigma) << name;
+}
+
+TEST(SearchSpace, SubtreeSizesMakeLopsidedSpacesUniform) {
+  // A=0 has one valid completion, A=1 has 99 (B < 99, C any of 1; D 0..9 with B*10+D < 990):
+  // uniform draws take A=0 once in 100, where the size-blind descent took it every other time.
+  // Too big for the exact count at the root, so the sizes there are Knuth's estimates.
+  std::vector<ParamSpec> params = {{"A", {I(0), I(1)}}, {"B", {}}, {"C", {}}};
+  for (int v = 0; v < 100; ++v) params[1].values.push_back(I(v));
+  for (int v = 0; v < 100; ++v) params[2].values.push_back(I(v));
+  auto rule = [](const Config& c) {
+    const int64_t a = std::get<int64_t>(c.at("A")), b = std::get<int64_t>(c.at("B")),
+                  cc = std::get<int64_t>(c.at("C"));
+    return a == 0 ? b == 0 && cc == 0 : b < 99 && cc == b;
+  };
+  auto prefix = [](const Config& c, size_t depth) {
+    return depth < 2 || std::get<int64_t>(c.at("A")) == 1 || std::get<int64_t>(c.at("B")) == 0;
+  };
+  SearchSpace space(params, rule, prefix);
+  std::mt19937_64 rng(5);
+  int a0 = 0;
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) a0 += std::get<int64_t>(space.random_valid(rng)->at("A")) == 0;
+  EXPECT_NEAR(a0, n / 100.0, 5 * std::sqrt(n * 0.01 * 0.99));
+  // With a prior, a config's chance is proportional to the product of its values' weights.
+  params[0].weights = {99.0, 1.0};
+  SearchSpace weighted(params, rule, prefix);
+  a0 = 0;
+  for (int i = 0; i < n; ++i) a0 += std::get<int64_t>(weighted.random_valid(rng)->at("A")) == 0;
+  EXPECT_NEAR(a0, n / 2.0, 5 * std::sqrt(n * 0.25));
 }
 
 TEST(SearchSpace, PriorWeightsShapeTheDescent) {
