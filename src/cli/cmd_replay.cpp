@@ -30,7 +30,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 void add_replay(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("replay", "Benchmark strategies offline on a recorded space");
-  static std::string family, shape, device, import_file, strategies = "evo,anneal,random", csv, seed_from;
+  static std::string family, shape, device, import_file, strategies = "evo,anneal,random", csv, seed_from, options;
   static ReplayOptions o;
   static bool json = false;
   cmd->add_option("--family", family, "Family whose stored evaluations form the space");
@@ -50,6 +50,8 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--depth", o.depth,
                   "Configs in flight, as in a campaign's pipeline (default: a campaign's on one GPU)");
   cmd->add_option("--plateau", o.plateau, "Stop a run after this many evaluations without a new best (0: off)");
+  cmd->add_option("--options", options,
+                  "Strategy options as JSON, by strategy: '{\"evo\": {\"screen\": 1}}' (docs: src/strategy/*.cpp)");
   cmd->add_flag("--json", json, "Machine-readable output");
   o.depth = campaign_depth(1, 0);
   set_action(cmd, [&g] {
@@ -67,6 +69,14 @@ void add_replay(CLI::App& app, Globals& g) {
       return std::move(s.space);
     }();
     ReplayOptions opts = o;
+    if (!options.empty()) {
+      try {
+        opts.strategy_options = nlohmann::json::parse(options);
+      } catch (const nlohmann::json::exception&) {
+        throw std::runtime_error("--options is not JSON: " + options);
+      }
+      if (!opts.strategy_options.is_object()) throw std::runtime_error("--options must be a JSON object by strategy name");
+    }
     opts.threads = std::max(1u, std::thread::hardware_concurrency());
     const auto names = split_list(strategies);
     const size_t runs = names.size() * static_cast<size_t>(std::max(0, opts.seeds)) * (seed_from.empty() ? 1 : 2);

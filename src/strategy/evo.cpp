@@ -16,13 +16,16 @@
 // each of the best two per generation), crossover_rate (0.7), mutation_rate (0.3, adapted
 // within mutation_min 0.1 .. mutation_max 1.0 by grow 1.5 / shrink 0.7), jump (0.3: chance
 // that a mutated ordered parameter takes any value instead of a neighbouring one),
-// immigrate_after (3 stalled generations; 0 turns immigrants off).
+// immigrate_after (3 stalled generations; 0 turns immigrants off), screen (4: candidate
+// children bred per place in a generation, the one the surrogate predicts fastest kept; 1
+// turns the surrogate off).
 #include <algorithm>
 #include <cmath>
 #include <deque>
 
 #include "strategy/common.hpp"
 #include "strategy/strategies.hpp"
+#include "strategy/surrogate.hpp"
 
 namespace kf::strategy_detail {
 namespace {
@@ -36,10 +39,10 @@ struct Individual {
 class Evo final : public Strategy {
  public:
   explicit Evo(const StrategyContext& ctx)
-      : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")) {
+      : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")), model_(*ctx.space) {
     Options o("evo", ctx.options,
               {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
-               "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after"});
+               "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen"});
     // 8 rather than 16: replays on spaces of 500-6000 configs (tests/unit/test_strategy_quality)
     // reach 1.05x the optimum sooner, most of all where a 10% budget is only ~50 evaluations
     // and a 16-config random first generation would spend a third of it.
@@ -54,6 +57,7 @@ class Evo final : public Strategy {
     shrink_ = o.get_double("shrink", 0.7, 0.01, 1.0);
     jump_ = o.get_double("jump", 0.3, 0.0, 1.0);
     immigrate_after_ = static_cast<size_t>(o.get_int("immigrate_after", 3, 0, 1000000));
+    screen_ = static_cast<size_t>(o.get_int("screen", 4, 1, 1000));
     for (const auto& p : space_.params()) {
       categorical_.push_back(std::any_of(p.values.begin(), p.values.end(),
                                          [](const Value& v) { return is_string(v); }));
@@ -104,6 +108,7 @@ class Evo final : public Strategy {
   void add_result(const Observation& o) {
     try {
       fresh_.push_back({space_.encode(o.config), score(o.time_us), arrivals_++});
+      model_.add(fresh_.back().idx, o.time_us);
     } catch (const std::invalid_argument&) {
       // Outside this space (e.g. a stale record): remembered as seen, never bred from.
     }
@@ -208,6 +213,23 @@ class Evo final : public Strategy {
     return child;
   }
 
+  // The best of screen_ children by the surrogate's prediction, once it has a population's
+  // worth of outcomes to go by: a child predicted slow costs nothing until it is measured.
+  std::vector<int> screened_child() {
+    std::vector<int> best = make_child();
+    if (screen_ <= 1 || model_.size() < pop_size_) return best;
+    double best_predicted = model_.predict(best);
+    for (size_t k = 1; k < screen_; ++k) {
+      std::vector<int> child = make_child();
+      const double predicted = model_.predict(child);
+      if (predicted < best_predicted) {
+        best_predicted = predicted;
+        best = std::move(child);
+      }
+    }
+    return best;
+  }
+
   // Adds the unseen valid config nearest to idx; false when the space is exhausted.
   // Where the bounded search finds nothing near (a sparse corner of the space), a random
   // unseen config takes the child's place.
@@ -234,6 +256,28 @@ class Evo final : public Strategy {
     }
   }
 
+  // Immigrants: each the best of screen_ random unseen configs by the surrogate, so that
+  // sampling the space at large still favours the values that measured well.
+  void fill_screened_random(std::vector<Config>& out, size_t limit) {
+    if (screen_ <= 1 || model_.size() < pop_size_) return fill_random(out, limit);
+    while (out.size() < limit) {
+      std::optional<Config> best;
+      double best_predicted = 0;
+      for (size_t k = 0; k < screen_; ++k) {
+        auto c = sampler_.draw(rng_, seen_);
+        if (!c) break;
+        const double predicted = model_.predict(space_.encode(*c));
+        if (!best || predicted < best_predicted) {
+          best_predicted = predicted;
+          best = std::move(c);
+        }
+      }
+      if (!best) return;
+      seen_.insert(*best);
+      out.push_back(std::move(*best));
+    }
+  }
+
   void breed() {
     select();
     adapt();
@@ -252,8 +296,8 @@ class Evo final : public Strategy {
       // sampling the space at large. On that space this halves the evaluations needed to
       // get within 1%, without slowing the approach to 5%.
       if (immigrate_after_ > 0 && stagnant_ >= immigrate_after_)
-        fill_random(gen, gen.size() + std::min(pop_size_ / 2, stagnant_ / immigrate_after_));
-      while (gen.size() < pop_size_ && add_nearest(make_child(), gen)) {
+        fill_screened_random(gen, gen.size() + std::min(pop_size_ / 2, stagnant_ / immigrate_after_));
+      while (gen.size() < pop_size_ && add_nearest(screened_child(), gen)) {
       }
     }
     pending_.assign(gen.begin(), gen.end());
@@ -274,6 +318,8 @@ class Evo final : public Strategy {
   uint64_t arrivals_ = 0;
   double last_best_ = std::numeric_limits<double>::infinity();
   size_t immigrate_after_ = 0;
+  size_t screen_ = 4;
+  AdditiveSurrogate model_;
   size_t stagnant_ = 0;  // breedings since the best last improved
 };
 
