@@ -115,10 +115,12 @@ LoopOutcome search_shape(ShapeRun& run, const Shape& shape, const std::string& r
   const CampaignOptions& o = run.o;
   JobContext ctx{&run.store, &run.store_mu, &run.family, &shape, nullptr, run.campaign_id,
                  ref_cubin, o.seed, o.timing};
-  LiveEvaluator evaluator(run.workers, run.devices, ctx, run.pool, run.devices.front().arch(), run.totals);
+  LiveEvaluator live(run.workers, run.devices, ctx, run.pool, run.devices.front().arch(), run.totals);
+  const auto remote = o.remote ? o.remote->evaluator(run.family, shape) : nullptr;  // a distributed campaign
+  LoopEvaluator& evaluator = remote ? *remote : live;
   LoopRules rules;
   // Keep enough compiles in flight that a GPU never waits for NVRTC.
-  rules.depth = campaign_depth(run.workers.size(), o.compile_threads);
+  rules.depth = o.remote ? o.remote->depth() : campaign_depth(run.workers.size(), o.compile_threads);
   rules.stop.budget(allowed).plateau(o.budget.plateau).time(run.campaign_start, o.budget.time_s)
       .interrupt(g_stop_requested);
   LoopHooks hooks;
@@ -126,14 +128,15 @@ LoopOutcome search_shape(ShapeRun& run, const Shape& shape, const std::string& r
   hooks.before_first_dispatch = [&] { spdlog::info("{}: compiling the first configs", to_string(shape)); };
   const LoopOutcome loop =
       run_search_loop(strategy, evaluator, rules, {std::move(known.done_keys), std::move(known.retries)}, hooks);
-  evaluator.close();
+  live.close();
   return loop;
 }
 
 ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, size_t shape_count) {
   const DeviceLimits& device = run.devices.front();
   const SearchSpace space = make_space(pin_params(run.family, run.o.fixed), shape, device);
-  const std::string ref_cubin = compile_reference(run, shape, device.arch());
+  // A distributed campaign's agents compile the reference themselves.
+  const std::string ref_cubin = run.o.remote ? "" : compile_reference(run, shape, device.arch());
   KnownResults known;
   {
     std::lock_guard lock(run.store_mu);
@@ -151,8 +154,29 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   outcome.shape = shape;
   outcome.evaluated = loop.evaluated;
   outcome.cut_short = loop.cut_short();
-  finish_shape(run, shape, ref_cubin, outcome);
+  if (!run.o.remote) finish_shape(run, shape, ref_cubin, outcome);  // re-measure, sanitizer: a local GPU
   return outcome;
+}
+
+// A distributed campaign's shapes all search at once, each with its own strategy, so that every
+// agent finds work (a suite spreads over the agents). A shape that fails stops the others.
+std::vector<ShapeOutcome> run_shapes_side_by_side(ShapeRun& run, const std::vector<Shape>& shapes) {
+  std::vector<ShapeOutcome> outcomes(shapes.size());
+  std::vector<std::string> failures(shapes.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        outcomes[i] = run_shape(run, shapes[i], i, shapes.size());
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+        g_stop_requested = true;
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& f : failures)
+    if (!f.empty()) throw std::runtime_error(f);
+  return outcomes;
 }
 
 CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaign_id,
@@ -170,15 +194,20 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
 
   CampaignOutcome out;
   out.campaign_id = campaign_id;
-  for (size_t i = 0; i < shapes.size() && !g_stop_requested.load(); ++i) {
-    if (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s) break;
-    out.shapes.push_back(run_shape(run, shapes[i], i, shapes.size()));
+  if (o.remote) {
+    out.shapes = run_shapes_side_by_side(run, shapes);
+  } else {
+    for (size_t i = 0; i < shapes.size() && !g_stop_requested.load(); ++i) {
+      if (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s) break;
+      out.shapes.push_back(run_shape(run, shapes[i], i, shapes.size()));
+    }
   }
   const bool stopped = g_stop_requested.load() || out.shapes.size() < shapes.size() ||
                        std::any_of(out.shapes.begin(), out.shapes.end(),
                                    [](const ShapeOutcome& s) { return s.cut_short; });
   out.status = stopped ? "stopped" : "done";
   store.set_campaign_status(campaign_id, out.status);
+  if (o.remote) o.remote->finished(out.status);
   out.wall_s = seconds_since(start);
   out.compile_s = totals.compile_s;
   out.gpu_s = totals.gpu_s;
@@ -203,7 +232,11 @@ CampaignOutcome run_campaign(Store& store, const Family& family, const std::vect
   parse_seeding(options.seeding);     // so does a bad --seeding
   if (options.sanitize || family.sanitize) find_compute_sanitizer();  // and a missing compute-sanitizer
   std::vector<DeviceLimits> devices;
-  auto workers = start_workers(options.worker_argv, options.gpus, options.eval_timeout_s, devices);
+  std::vector<std::unique_ptr<WorkerClient>> workers;
+  if (options.remote)
+    devices.push_back(options.remote->device());
+  else
+    workers = start_workers(options.worker_argv, options.gpus, options.eval_timeout_s, devices);
   CampaignRecord rec;
   rec.family = family.name;
   rec.strategy = options.strategy;
@@ -216,6 +249,7 @@ CampaignOutcome run_campaign(Store& store, const Family& family, const std::vect
   rec.status = "running";
   rec.device = device_key(devices.front());
   const int64_t id = store.create_campaign(rec);
+  if (options.remote) options.remote->started(id, family.name, rec.options);
   spdlog::info("campaign {}: {} on {} shape(s), strategy {}, {} GPU(s): {}", id, family.name,
                shapes.size(), options.strategy, workers.size(), devices.front().name);
   return run_recorded(store, family, id, shapes, options, workers, devices);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,21 @@ struct Budget {
   size_t evals_per_shape = 0;  // 0: unlimited (the strategy's space decides)
   double time_s = 0;           // 0: unlimited; wall time for the whole campaign
   size_t plateau = 0;          // 0: off; stop a shape after this many evals without a new best
+};
+
+class LoopEvaluator;
+
+// Evaluations that run elsewhere: a distributed campaign's work queue, which agents on other
+// nodes serve (src/dist/coordinator.hpp). The campaign then starts no worker, compiles nothing,
+// runs its shapes side by side, and skips the local re-measure and sanitizer steps.
+class RemoteEvaluations {
+ public:
+  virtual ~RemoteEvaluations() = default;
+  virtual DeviceLimits device() = 0;  // the device the campaign targets (may wait for it)
+  virtual void started(int64_t campaign_id, const std::string& family, const nlohmann::json& options) = 0;
+  virtual std::unique_ptr<LoopEvaluator> evaluator(const Family& family, const Shape& shape) = 0;
+  virtual size_t depth() = 0;  // configs in flight per shape
+  virtual void finished(const std::string& status) = 0;
 };
 
 struct CampaignOptions {
@@ -47,6 +63,7 @@ struct CampaignOptions {
   std::filesystem::path cache_dir;      // cubin cache
   std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
   bool quiet = false;
+  std::shared_ptr<RemoteEvaluations> remote;  // set: a distributed campaign (not recorded)
 };
 
 nlohmann::json to_json(const CampaignOptions& o);

@@ -108,6 +108,11 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   out.kernel_from_cache = k.from_cache;
   out.compile_ms = k.from_cache ? 0 : k.info.compile_ms;
   if (!check_runnable(ctx, k, job.config, rec)) {  // recorded without an attempt: nothing was dispatched
+    if (ctx.recorder) {
+      ctx.recorder->add_evaluation(rec);
+      out.status = rec.status;
+      return out;
+    }
     std::lock_guard lock(*ctx.store_mu);
     ctx.store->add_evaluation(rec);
     out.status = rec.status;
@@ -115,7 +120,9 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   }
 
   int64_t attempt;
-  {
+  if (ctx.recorder) {
+    attempt = ctx.recorder->begin_attempt(rec);
+  } else {
     std::lock_guard lock(*ctx.store_mu);
     attempt = ctx.store->begin_attempt(ctx.campaign_id, f.name, job.config, *ctx.shape, rec.device);
   }
@@ -129,7 +136,9 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   rec.max_abs = std::isnan(res.max_abs) ? HUGE_VAL : res.max_abs;
   rec.rel_l2 = std::isnan(res.rel_l2) ? HUGE_VAL : res.rel_l2;
   if (res.status == Status::Ok) rec.timing = res.timing;
-  {
+  if (ctx.recorder) {
+    ctx.recorder->finish_attempt(attempt, rec);
+  } else {
     std::lock_guard lock(*ctx.store_mu);
     ctx.store->finish_attempt(attempt, rec);
   }

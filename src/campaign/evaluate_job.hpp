@@ -26,6 +26,17 @@ struct JobResult {
   bool kernel_from_cache = false;
 };
 
+// Where evaluate_job records what it does, when not straight into the store: a distributed
+// agent records under its lease on the work item (src/dist/agent.cpp), and a write whose lease
+// was lost throws (the result is discarded: another agent owns the item now).
+class JobRecorder {
+ public:
+  virtual ~JobRecorder() = default;
+  virtual int64_t add_evaluation(const EvaluationRecord& e) = 0;  // no attempt (not dispatched)
+  virtual int64_t begin_attempt(const EvaluationRecord& what) = 0;  // before dispatch
+  virtual int64_t finish_attempt(int64_t attempt, const EvaluationRecord& e) = 0;
+};
+
 struct JobContext {
   Store* store = nullptr;
   std::mutex* store_mu = nullptr;
@@ -36,6 +47,7 @@ struct JobContext {
   std::string ref_cubin;
   uint64_t seed = 1;
   TimingOptions timing;
+  JobRecorder* recorder = nullptr;  // null: the store, under store_mu
 };
 
 // Why a compiled kernel cannot launch on the device (registers or shared memory), or "".

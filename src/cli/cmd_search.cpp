@@ -1,10 +1,13 @@
 #include <charconv>
+#include <cstdlib>
 #include <csignal>
 #include <sstream>
 #include <unistd.h>
 
 #include "cli/campaign_report.hpp"
 #include "cli/common.hpp"
+#include "dist/coordinator.hpp"
+#include "store/sql.hpp"
 #include "strategy/strategy.hpp"
 
 namespace kf::cli {
@@ -49,6 +52,12 @@ CampaignOptions base_campaign_options(const Globals& g) {
   CampaignOptions o;
   o.cache_dir = cache_dir(g);
   o.worker_argv = {self_exe(), "worker"};
+  // KFORGE_WORKER: another worker command, split on spaces (a wrapper; the tests' stand-in).
+  if (const char* w = std::getenv("KFORGE_WORKER"); w && *w) {
+    std::stringstream words(w);
+    o.worker_argv.clear();
+    for (std::string word; words >> word;) o.worker_argv.push_back(word);
+  }
   o.quiet = g.quiet;
   return o;
 }
@@ -58,7 +67,8 @@ void add_search(CLI::App& app, Globals& g) {
   static std::string family, suite, time_budget, gpus = "all";
   static std::vector<std::string> shapes;
   static CampaignOptions o;
-  static bool json = false, cold_l2 = false;
+  static bool json = false, cold_l2 = false, distributed = false;
+  static size_t min_agents = 1;
   cmd->add_option("--family", family, "Family name (see `kforge list`)")->required();
   add_shape_options(cmd, shapes, suite);
   cmd->add_option("--strategy", o.strategy, "exhaustive | random | evo | anneal")
@@ -93,7 +103,14 @@ void add_search(CLI::App& app, Globals& g) {
                 "Run each shape's top-K finalists once under compute-sanitizer memcheck and racecheck; "
                 "best/export skip a kernel that fails (default: the spec's \"sanitize\")");
   cmd->add_flag("--json", json, "Print the outcome as JSON");
+  cmd->add_flag("--distributed", distributed,
+                "Publish the evaluations as work items that `kforge agent` processes serve (needs --db postgresql://...)");
+  cmd->add_option("--agents", min_agents, "With --distributed: start once this many agents are alive")
+      ->check(whole_number(1, 100000))
+      ->capture_default_str();
   set_action(cmd, [&g] {
+    if (distributed && !sql::is_postgres_url(g.db))
+      throw UsageError("--distributed needs a shared PostgreSQL database (--db postgresql://...), not " + g.db);
     const Family f = load_family(g, family);
     const auto selected = select_shapes(f, shapes, suite);
     CampaignOptions opts = o;
@@ -107,6 +124,10 @@ void add_search(CLI::App& app, Globals& g) {
     if (gpus != "all") opts.gpus = parse_gpu_list(gpus);
     Store store(g.db);
     install_stop_handler();
+    if (distributed) {
+      opts.remote = make_work_queue_evaluations(store, min_agents);
+      opts.quiet = true;  // shapes search side by side: one progress line each would interleave
+    }
     const auto outcome = run_campaign(store, f, selected, opts);
     report_outcome(outcome, json);
   });

@@ -1,4 +1,5 @@
 #include "cli/common.hpp"
+#include "store/sql.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -85,6 +86,7 @@ std::filesystem::path spec_dir(const Globals& g) {
 
 std::filesystem::path cache_dir(const Globals& g) {
   if (!g.cache_dir.empty()) return g.cache_dir;
+  if (sql::is_postgres_url(g.db)) return std::filesystem::absolute(".kforge-cache");  // the node's own
   auto parent = std::filesystem::absolute(g.db).parent_path();
   return parent / ".kforge-cache";
 }

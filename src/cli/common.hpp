@@ -18,7 +18,7 @@ namespace kf::cli {
 struct Globals {
   std::string db = "results.db";
   std::string spec_dir;   // default: ./search_spaces, else the one beside the binary (data_dir)
-  std::string cache_dir;  // default: .kforge-cache next to the database
+  std::string cache_dir;  // default: .kforge-cache next to the database file (in the current folder for PostgreSQL)
   bool verbose = false;
   bool quiet = false;
 };
@@ -88,6 +88,8 @@ void add_results(CLI::App& app, Globals& g);
 void add_baseline(CLI::App& app, Globals& g);
 void add_worker(CLI::App& app, Globals& g);
 void add_refresh(CLI::App& app, Globals& g);
+void add_db(CLI::App& app, Globals& g);
+void add_agent(CLI::App& app, Globals& g);
 
 }  // namespace kf::cli
 

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global options (--db, ...) may also follow the subcommand
   Globals g;
-  app.add_option("--db", g.db, "Results database")->capture_default_str();
+  app.add_option("--db", g.db, "Results database: a SQLite file, or postgresql://user@host/db")->capture_default_str();
   app.add_option("--spec-dir", g.spec_dir, "Folder of family specs (default: ./search_spaces, else the installed ones)");
   app.add_option("--cache-dir", g.cache_dir, "Cubin cache (default: .kforge-cache beside the db)");
   app.add_flag("-v,--verbose", g.verbose, "Debug logging");
@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   add_results(app, g);
   add_baseline(app, g);
   add_worker(app, g);
+  add_db(app, g);
+  add_agent(app, g);
 
   try {
     app.parse(argc, argv);

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <regex>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "store/sqlite_handle.hpp"
 #include "store/store.hpp"
+#include "store/store_impl.hpp"
 
 namespace kf::schema {
 
@@ -190,29 +193,30 @@ constexpr Migration kMigrations[] = {
 // are milliseconds) and a WAL checkpoint, while still reporting a truly stuck writer.
 constexpr int kBusyTimeoutMs = 30000;
 
-std::set<std::string> user_tables(sqlite::Db& db) {
-  // The first read of the file: SQLite reports a non-database or a damaged header here.
-  sqlite::Stmt q(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
-  std::set<std::string> names;
-  while (q.step()) names.insert(q.text(0));
-  return names;
+// The migrations are written in SQLite's types; PostgreSQL gets the same tables with its own:
+// 64-bit identity keys (ids and seeds are 64-bit in SQLite) and double precision.
+std::string for_dialect(const char* ddl, sql::Dialect dialect) {
+  if (dialect == sql::Dialect::Sqlite) return ddl;
+  std::string out = std::regex_replace(ddl, std::regex(R"(\bINTEGER PRIMARY KEY\b)"), "BIGSERIAL PRIMARY KEY");
+  out = std::regex_replace(out, std::regex(R"(\bINTEGER\b)"), "BIGINT");
+  return std::regex_replace(out, std::regex(R"(\bREAL\b)"), "DOUBLE PRECISION");
 }
 
-std::optional<std::string> meta(sqlite::Db& db, const char* key) {
-  sqlite::Stmt q(db, "SELECT value FROM kforge_meta WHERE key = ?");
+std::optional<std::string> meta(sql::Db& db, const char* key) {
+  sql::Stmt q(db, "SELECT value FROM kforge_meta WHERE key = ?");
   q.bind(1, key);
   if (!q.step()) return std::nullopt;
   return q.text(0);
 }
 
-void set_meta(sqlite::Db& db, const char* key, const std::string& value) {
-  sqlite::Stmt q(db, "INSERT INTO kforge_meta (key, value) VALUES (?, ?) "
+void set_meta(sql::Db& db, const char* key, const std::string& value) {
+  sql::Stmt q(db, "INSERT INTO kforge_meta (key, value) VALUES (?, ?) "
                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   q.bind(1, key).bind(2, value).run();
 }
 
 // Version of an existing kforge database; throws if it is not one or is too new.
-int existing_version(sqlite::Db& db) {
+int existing_version(sql::Db& db) {
   auto by = meta(db, "created_by");
   auto ver = meta(db, "schema_version");
   if (!by || *by != "kforge" || !ver) {
@@ -235,7 +239,7 @@ int existing_version(sqlite::Db& db) {
 }
 
 std::string switch_to_wal(sqlite::Db& db) {
-  sqlite::Stmt wal(db, "PRAGMA journal_mode = WAL");
+  sql::Stmt wal(db, "PRAGMA journal_mode = WAL");
   return wal.step() ? wal.text(0) : "";
 }
 
@@ -268,12 +272,15 @@ void apply_pragmas(sqlite::Db& db) {
   db.exec("PRAGMA foreign_keys = ON");
 }
 
-void migrate(sqlite::Db& db) {
-  sqlite::Transaction tx(db);
+void migrate(sql::Db& db) {
+  sql::Transaction tx(db);
+  // PostgreSQL: processes that open a new database at once create its tables one after the
+  // other (SQLite's BEGIN IMMEDIATE already does that).
+  if (db.dialect() == sql::Dialect::Postgres) sql::Stmt(db, "SELECT pg_advisory_xact_lock(7363001)").run();
   // Re-read under the write lock: another process may have created or migrated the file
   // between our first look and now.
   int from = 0;
-  auto tables = user_tables(db);
+  auto tables = db.tables();
   if (tables.count("kforge_meta")) {
     from = existing_version(db);
   } else if (!tables.empty()) {
@@ -282,12 +289,10 @@ void migrate(sqlite::Db& db) {
   if (from == current_version()) return;  // rolled back: nothing was written
   for (const auto& m : kMigrations) {
     if (m.version <= from) continue;
-    db.exec(m.sql);
+    db.exec(for_dialect(m.sql, db.dialect()));
     if (m.version == 1) {
       set_meta(db, "created_by", "kforge");
-      sqlite::Stmt q(db, "INSERT INTO kforge_meta (key, value) "
-                         "VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
-      q.run();
+      set_meta(db, "created_at", now_utc());
     }
     set_meta(db, "schema_version", std::to_string(m.version));
   }
@@ -301,8 +306,8 @@ int current_version() { return kMigrations[std::size(kMigrations) - 1].version; 
 
 namespace {
 // 0 for a new (empty) file; throws for a foreign or too new one.
-int classify(sqlite::Db& db) {
-  auto tables = user_tables(db);
+int classify(sql::Db& db) {
+  auto tables = db.tables();
   if (tables.count("kforge_meta")) return existing_version(db);
   if (!tables.empty()) throw StoreError(db.label() + ": not a kforge database (no kforge_meta table)");
   return 0;
@@ -311,7 +316,7 @@ int classify(sqlite::Db& db) {
 void quick_check(sqlite::Db& db) {
   std::string problem;
   try {
-    sqlite::Stmt q(db, "PRAGMA quick_check(1)");
+    sql::Stmt q(db, "PRAGMA quick_check(1)");
     problem = q.step() ? q.text(0) : "no answer";
   } catch (const StoreError& e) {
     problem = e.what();
@@ -325,20 +330,24 @@ void quick_check(sqlite::Db& db) {
 }
 }  // namespace
 
-void open(sqlite::Db& db) {
-  db.busy_timeout(kBusyTimeoutMs);
-  // Classify before any pragma: journal_mode = WAL rewrites the header, and a foreign file
-  // must be left exactly as it was.
-  const int version = classify(db);
-  if (version > 0) quick_check(db);
-  apply_pragmas(db);
-  if (version < current_version()) migrate(db);
+void open(sql::Db& db) {
+  if (auto* file = dynamic_cast<sqlite::Db*>(&db)) {
+    file->busy_timeout(kBusyTimeoutMs);
+    // Classify before any pragma: journal_mode = WAL rewrites the header, and a foreign file
+    // must be left exactly as it was.
+    const int version = classify(db);
+    if (version > 0) quick_check(*file);
+    apply_pragmas(*file);
+    if (version < current_version()) migrate(db);
+    return;
+  }
+  if (classify(db) < current_version()) migrate(db);
 }
 
-void open_read_only(sqlite::Db& db) {
-  db.busy_timeout(kBusyTimeoutMs);
+void open_read_only(sql::Db& db) {
+  if (auto* file = dynamic_cast<sqlite::Db*>(&db)) file->busy_timeout(kBusyTimeoutMs);
   if (classify(db) == 0) throw StoreError(db.label() + ": not a kforge database (no tables)");
-  db.exec("PRAGMA query_only = ON");
+  if (db.dialect() == sql::Dialect::Sqlite) db.exec("PRAGMA query_only = ON");
 }
 
 }  // namespace kf::schema

@@ -1,7 +1,7 @@
 // The database schema: its DDL, table-driven migrations, and the checks made when a file is
 // opened. docs/schema.md explains each table and the choices behind them.
 #pragma once
-#include "store/sqlite_handle.hpp"
+#include "store/sql.hpp"
 
 namespace kf::schema {
 
@@ -17,9 +17,9 @@ int current_version();
 // Before any of that, a write session's file gets PRAGMA quick_check: a damaged page anywhere
 // is reported at once, "<file>: database is corrupt (quick_check: <first problem>)", instead
 // of by whichever later query happens to reach it.
-void open(sqlite::Db& db);
+void open(sql::Db& db);
 // For a read-only connection: classifies the file like open() (same errors) and writes
 // nothing; an older schema version is read as it is (migrations only add constraints).
-void open_read_only(sqlite::Db& db);
+void open_read_only(sql::Db& db);
 
 }  // namespace kf::schema

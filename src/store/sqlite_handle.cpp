@@ -44,15 +44,15 @@ void Db::open(const std::string& filename, int flags) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw StoreError(label_ + ": " + msg);
+    throw StoreError(label() + ": " + msg);
   }
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Db::Db(const std::string& filename, std::string label, Access access)
-    : label_(std::move(label)), access_(access) {
+Db::Db(const std::string& filename, std::string label, sql::Access access)
+    : sql::Db(std::move(label), access) {
   // NOMUTEX: the Store serialises its own calls; FULLMUTEX would only add a second lock.
-  if (access == Access::ReadWrite) {
+  if (access == sql::Access::ReadWrite) {
     open(filename, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     return;
   }
@@ -75,7 +75,7 @@ Db::~Db() {
 }
 
 void Db::fail(int rc, std::string_view context) const {
-  std::string msg = label_ + ": ";
+  std::string msg = label() + ": ";
   if (!context.empty()) {
     msg += context;
     msg += ": ";
@@ -94,11 +94,11 @@ void Db::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string detail = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    throw StoreError(label_ + ": " + detail);
+    throw StoreError(label() + ": " + detail);
   }
 }
 
-int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Db::last_insert_rowid() { return sqlite3_last_insert_rowid(db_); }
 int Db::changes() const { return sqlite3_changes(db_); }
 void Db::busy_timeout(int ms) { sqlite3_busy_timeout(db_, ms); }
 bool Db::last_failure_was_lock() const {
@@ -106,99 +106,67 @@ bool Db::last_failure_was_lock() const {
   return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
-// ---- Stmt ----
+// ---- statements ----
 
-Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
-  int rc = sqlite3_prepare_v2(db.raw(), sql.data(), checked_size(sql), &stmt_, nullptr);
-  if (rc != SQLITE_OK) db_.fail(rc, "");
-}
-
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
-
-Stmt& Stmt::bind(int i, int64_t v) {
-  int rc = sqlite3_bind_int64(stmt_, i, v);
-  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
-  return *this;
-}
-
-Stmt& Stmt::bind(int i, double v) {
-  int rc = sqlite3_bind_double(stmt_, i, v);
-  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
-  return *this;
-}
-
-Stmt& Stmt::bind(int i, std::string_view v) {
-  int rc = sqlite3_bind_text(stmt_, i, v.data(), checked_size(v), SQLITE_TRANSIENT);
-  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
-  return *this;
-}
-
-Stmt& Stmt::bind_null(int i) {
-  int rc = sqlite3_bind_null(stmt_, i);
-  if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
-  return *this;
-}
-
-bool Stmt::step() {
-  int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  db_.fail(rc, "");
-}
-
-void Stmt::run() {
-  while (step()) {
+namespace {
+class SqliteCursor final : public sql::Cursor {
+ public:
+  SqliteCursor(Db& db, std::string_view sql) : db_(db) {
+    int rc = sqlite3_prepare_v2(db.raw(), sql.data(), checked_size(sql), &stmt_, nullptr);
+    if (rc != SQLITE_OK) db_.fail(rc, "");
   }
-}
+  ~SqliteCursor() override { sqlite3_finalize(stmt_); }
 
-void Stmt::reset() {
-  sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
-}
-
-bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-int Stmt::int32(int col) const { return sqlite3_column_int(stmt_, col); }
-double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
-
-std::string Stmt::text(int col) const {
-  const auto* p = sqlite3_column_text(stmt_, col);
-  if (!p) return {};
-  return std::string(reinterpret_cast<const char*>(p),
-                     static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
-}
-
-std::optional<int64_t> Stmt::opt_int64(int col) const {
-  if (is_null(col)) return std::nullopt;
-  return int64(col);
-}
-
-std::optional<double> Stmt::opt_real(int col) const {
-  if (is_null(col)) return std::nullopt;
-  return real(col);
-}
-
-// ---- transactions ----
-
-Transaction::Transaction(Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
-
-Transaction::~Transaction() {
-  if (open_) {
-    // Never throws from a destructor: a failed rollback leaves SQLite to roll back the
-    // transaction when the connection closes.
-    sqlite3_exec(db_.raw(), "ROLLBACK", nullptr, nullptr, nullptr);
+  void bind_int(int i, int64_t v) override { check(sqlite3_bind_int64(stmt_, i, v)); }
+  void bind_real(int i, double v) override { check(sqlite3_bind_double(stmt_, i, v)); }
+  void bind_text(int i, std::string_view v) override {
+    check(sqlite3_bind_text(stmt_, i, v.data(), checked_size(v), SQLITE_TRANSIENT));
   }
+  void bind_null(int i) override { check(sqlite3_bind_null(stmt_, i)); }
+
+  bool step() override {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    db_.fail(rc, "");
+  }
+  void reset() override {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  bool is_null(int col) const override { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  int64_t int64(int col) const override { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const override { return sqlite3_column_double(stmt_, col); }
+  std::string text(int col) const override {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    if (!p) return {};
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) db_.fail(rc, "binding parameter");
+  }
+  Db& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+}  // namespace
+
+std::unique_ptr<sql::Cursor> Db::prepare(std::string_view sql) { return std::make_unique<SqliteCursor>(*this, sql); }
+
+std::set<std::string> Db::tables() {
+  // The first read of the file: SQLite reports a non-database or a damaged header here.
+  SqliteCursor q(*this, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  std::set<std::string> names;
+  while (q.step()) names.insert(q.text(0));
+  return names;
 }
 
-void Transaction::commit() {
-  db_.exec("COMMIT");
-  open_ = false;
-}
-
-ReadTransaction::ReadTransaction(Db& db) : db_(db) { db_.exec("BEGIN"); }
-
-ReadTransaction::~ReadTransaction() {
-  sqlite3_exec(db_.raw(), "COMMIT", nullptr, nullptr, nullptr);
+void Db::rollback() noexcept {
+  // Never throws: a failed rollback leaves SQLite to roll back when the connection closes.
+  sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 }  // namespace kf::sqlite

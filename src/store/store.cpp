@@ -15,9 +15,9 @@ const std::filesystem::path& Store::path() const { return impl_->path; }
 
 void Store::set_family_spec_hash(const std::string& family, const std::string& spec_hash) {
   Lock lock(impl_->mu);
-  sqlite::Transaction tx(impl_->db);
+  sql::Transaction tx(impl_->db);
   int64_t fam = impl_->family_id(family);
-  sqlite::Stmt q(impl_->db, "UPDATE families SET spec_hash = ? WHERE id = ?");
+  sql::Stmt q(impl_->db, "UPDATE families SET spec_hash = ? WHERE id = ?");
   q.bind(1, spec_hash).bind(2, fam).run();
   tx.commit();
 }
@@ -27,7 +27,7 @@ void Store::set_family_spec_hash(const std::string& family, const std::string& s
 int64_t Store::create_campaign(const CampaignRecord& c) {
   Lock lock(impl_->mu);
   auto& db = impl_->db;
-  sqlite::Transaction tx(db);
+  sql::Transaction tx(db);
   int64_t fam = impl_->family_id(c.family);
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : c.shapes) {
@@ -38,7 +38,7 @@ int64_t Store::create_campaign(const CampaignRecord& c) {
   if (c.device) dev = impl_->device_id(*c.device);
   const std::string created = c.created_at.empty() ? now_utc() : c.created_at;
   const std::string updated = c.updated_at.empty() ? created : c.updated_at;
-  sqlite::Stmt ins(db, R"sql(
+  sql::Stmt ins(db, R"sql(
     INSERT INTO campaigns (family_id, strategy, seed, shapes_json, budget_json, options_json,
                            status, device_id, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
@@ -55,8 +55,8 @@ int64_t Store::create_campaign(const CampaignRecord& c) {
 
 void Store::set_campaign_status(int64_t id, const std::string& status) {
   Lock lock(impl_->mu);
-  sqlite::Transaction tx(impl_->db);
-  sqlite::Stmt q(impl_->db, "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?");
+  sql::Transaction tx(impl_->db);
+  sql::Stmt q(impl_->db, "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?");
   q.bind(1, status).bind(2, now_utc()).bind(3, id).run();
   if (impl_->db.changes() == 0) impl_->fail("no campaign " + std::to_string(id));
   tx.commit();
@@ -64,9 +64,9 @@ void Store::set_campaign_status(int64_t id, const std::string& status) {
 
 void Store::set_campaign_device(int64_t id, const DeviceKey& d) {
   Lock lock(impl_->mu);
-  sqlite::Transaction tx(impl_->db);
+  sql::Transaction tx(impl_->db);
   int64_t dev = impl_->device_id(d);
-  sqlite::Stmt q(impl_->db, "UPDATE campaigns SET device_id = ?, updated_at = ? WHERE id = ?");
+  sql::Stmt q(impl_->db, "UPDATE campaigns SET device_id = ?, updated_at = ? WHERE id = ?");
   q.bind(1, dev).bind(2, now_utc()).bind(3, id).run();
   if (impl_->db.changes() == 0) impl_->fail("no campaign " + std::to_string(id));
   tx.commit();
@@ -83,26 +83,35 @@ std::optional<int64_t> campaign_or_null(int64_t id) {
 int64_t Store::begin_attempt(int64_t campaign_id, const std::string& family, const Config& c,
                              const Shape& s, const DeviceKey& d) {
   Lock lock(impl_->mu);
-  auto& db = impl_->db;
-  sqlite::Transaction tx(db);
-  if (campaign_id != 0) impl_->require_campaign(campaign_id);
-  int64_t fam = impl_->family_id(family);
-  sqlite::Stmt ins(db, R"sql(
-    INSERT INTO attempts (campaign_id, config_id, shape_id, device_id, state, started_at)
-    VALUES (?, ?, ?, ?, 'dispatched', ?))sql");
-  ins.bind(1, campaign_or_null(campaign_id)).bind(2, impl_->config_id(fam, c));
-  ins.bind(3, impl_->shape_id(fam, s)).bind(4, impl_->device_id(d)).bind(5, now_utc());
-  ins.run();
-  int64_t id = db.last_insert_rowid();
+  sql::Transaction tx(impl_->db);
+  const int64_t id = impl_->begin_attempt(campaign_id, family, c, s, d);
   tx.commit();
   return id;
 }
 
+int64_t Store::Impl::begin_attempt(int64_t campaign_id, const std::string& family, const Config& c,
+                                   const Shape& s, const DeviceKey& d) {
+  if (campaign_id != 0) require_campaign(campaign_id);
+  int64_t fam = family_id(family);
+  sql::Stmt ins(db, R"sql(
+    INSERT INTO attempts (campaign_id, config_id, shape_id, device_id, state, started_at)
+    VALUES (?, ?, ?, ?, 'dispatched', ?))sql");
+  ins.bind(1, campaign_or_null(campaign_id)).bind(2, config_id(fam, c));
+  ins.bind(3, shape_id(fam, s)).bind(4, device_id(d)).bind(5, now_utc());
+  ins.run();
+  return db.last_insert_rowid();
+}
+
 int64_t Store::finish_attempt(int64_t attempt_id, const EvaluationRecord& e) {
   Lock lock(impl_->mu);
-  auto& db = impl_->db;
-  sqlite::Transaction tx(db);
-  sqlite::Stmt a(db, R"sql(
+  sql::Transaction tx(impl_->db);
+  const int64_t id = impl_->finish_attempt(attempt_id, e);
+  tx.commit();
+  return id;
+}
+
+int64_t Store::Impl::finish_attempt(int64_t attempt_id, const EvaluationRecord& e) {
+  sql::Stmt a(db, R"sql(
     SELECT a.campaign_id, a.config_id, a.shape_id, a.device_id, a.state,
            f.name, c.key, s.key, d.name, d.cc, d.sm_count, d.driver
     FROM attempts a
@@ -113,8 +122,8 @@ int64_t Store::finish_attempt(int64_t attempt_id, const EvaluationRecord& e) {
     WHERE a.id = ?)sql");
   a.bind(1, attempt_id);
   const std::string name = "attempt " + std::to_string(attempt_id);
-  if (!a.step()) impl_->fail("no " + name);
-  if (a.text(4) != "dispatched") impl_->fail(name + " is already " + a.text(4));
+  if (!a.step()) fail("no " + name);
+  if (a.text(4) != "dispatched") fail(name + " is already " + a.text(4));
   // The attempt says what was dispatched; a record that names something else is a bug in
   // the caller, and storing it would attach a result to the wrong config.
   if (!e.family.empty()) {
@@ -123,56 +132,60 @@ int64_t Store::finish_attempt(int64_t attempt_id, const EvaluationRecord& e) {
                 to_string(e.shape) == a.text(7) && e.device.name == ad.name &&
                 e.device.cc == ad.cc && e.device.sm_count == ad.sm_count &&
                 e.device.driver == ad.driver;
-    if (!same) impl_->fail("evaluation does not match " + name + " (family, config, shape or device)");
+    if (!same) fail("evaluation does not match " + name + " (family, config, shape or device)");
   }
-  Impl::EvalIds ids;
+  EvalIds ids;
   ids.attempt = attempt_id;
   ids.campaign = a.opt_int64(0);
   if (e.campaign_id != 0 && e.campaign_id != ids.campaign.value_or(0)) {
-    impl_->fail("evaluation names campaign " + std::to_string(e.campaign_id) + " but " + name +
+    fail("evaluation names campaign " + std::to_string(e.campaign_id) + " but " + name +
                 " belongs to another");
   }
   ids.config = a.int64(1);
   ids.shape = a.int64(2);
   ids.device = a.int64(3);
-  if (e.kernel) ids.kernel = impl_->kernel_id(*e.kernel);
-  int64_t id = impl_->insert_evaluation(ids, e);
+  if (e.kernel) ids.kernel = kernel_id(*e.kernel);
+  int64_t id = insert_evaluation(ids, e);
   const std::string now = now_utc();
-  sqlite::Stmt done(db, "UPDATE attempts SET state = 'done', finished_at = ? WHERE id = ?");
+  sql::Stmt done(db, "UPDATE attempts SET state = 'done', finished_at = ? WHERE id = ?");
   done.bind(1, now).bind(2, attempt_id).run();
-  if (ids.campaign) impl_->touch_campaign(*ids.campaign, now);
-  tx.commit();
+  if (ids.campaign) touch_campaign(*ids.campaign, now);
   return id;
 }
 
 int64_t Store::add_evaluation(const EvaluationRecord& e) {
   Lock lock(impl_->mu);
-  sqlite::Transaction tx(impl_->db);
-  Impl::EvalIds ids;
-  ids.campaign = campaign_or_null(e.campaign_id);
-  if (ids.campaign) impl_->require_campaign(*ids.campaign);
-  int64_t fam = impl_->family_id(e.family);
-  ids.config = impl_->config_id(fam, e.config);
-  ids.shape = impl_->shape_id(fam, e.shape);
-  ids.device = impl_->device_id(e.device);
-  if (e.kernel) ids.kernel = impl_->kernel_id(*e.kernel);
-  int64_t id = impl_->insert_evaluation(ids, e);
-  if (ids.campaign) impl_->touch_campaign(*ids.campaign, now_utc());
+  sql::Transaction tx(impl_->db);
+  const int64_t id = impl_->add_evaluation(e);
   tx.commit();
+  return id;
+}
+
+int64_t Store::Impl::add_evaluation(const EvaluationRecord& e) {
+  EvalIds ids;
+  ids.campaign = campaign_or_null(e.campaign_id);
+  if (ids.campaign) require_campaign(*ids.campaign);
+  int64_t fam = family_id(e.family);
+  ids.config = config_id(fam, e.config);
+  ids.shape = shape_id(fam, e.shape);
+  ids.device = device_id(e.device);
+  if (e.kernel) ids.kernel = kernel_id(*e.kernel);
+  int64_t id = insert_evaluation(ids, e);
+  if (ids.campaign) touch_campaign(*ids.campaign, now_utc());
   return id;
 }
 
 std::vector<EvaluationRecord> Store::close_interrupted(int64_t campaign_id) {
   Lock lock(impl_->mu);
   auto& db = impl_->db;
-  sqlite::Transaction tx(db);
+  sql::Transaction tx(db);
   const std::string now = now_utc();
   std::vector<std::pair<int64_t, Impl::EvalIds>> open;
   {
-    sqlite::Stmt q(db, R"sql(
-      SELECT id, campaign_id, config_id, shape_id, device_id FROM attempts
-      WHERE campaign_id IS ? AND state = 'dispatched' ORDER BY id)sql");
-    q.bind(1, campaign_or_null(campaign_id));
+    sql::Stmt q(db, std::string("SELECT id, campaign_id, config_id, shape_id, device_id FROM attempts WHERE ") +
+                        (campaign_id == 0 ? "campaign_id IS NULL" : "campaign_id = ?") +
+                        " AND state = 'dispatched' ORDER BY id");
+    if (campaign_id != 0) q.bind(1, campaign_id);
     while (q.step()) {
       Impl::EvalIds ids;
       ids.attempt = q.int64(0);
@@ -183,23 +196,25 @@ std::vector<EvaluationRecord> Store::close_interrupted(int64_t campaign_id) {
       open.emplace_back(q.int64(0), ids);
     }
   }
+  std::vector<EvaluationRecord> out;
+  for (const auto& [attempt, ids] : open) out.push_back(impl_->interrupt_attempt(ids, now));
+  if (!open.empty() && campaign_id != 0) impl_->touch_campaign(campaign_id, now);
+  tx.commit();
+  return out;
+}
+
+EvaluationRecord Store::Impl::interrupt_attempt(const EvalIds& ids, const std::string& now) {
   EvaluationRecord marker;
   marker.status = Status::Interrupted;
   marker.error = "interrupted: the process stopped before this evaluation finished";
   marker.created_at = now;
-  std::vector<EvaluationRecord> out;
-  for (const auto& [attempt, ids] : open) {
-    int64_t eval = impl_->insert_evaluation(ids, marker);
-    sqlite::Stmt up(db, "UPDATE attempts SET state = 'interrupted', finished_at = ? WHERE id = ?");
-    up.bind(1, now).bind(2, attempt).run();
-    sqlite::Stmt r(db, std::string(Impl::kEvaluationSelect) + " WHERE e.id = ?");
-    r.bind(1, eval);
-    r.step();
-    out.push_back(impl_->read_evaluation(r));
-  }
-  if (!open.empty() && campaign_id != 0) impl_->touch_campaign(campaign_id, now);
-  tx.commit();
-  return out;
+  const int64_t eval = insert_evaluation(ids, marker);
+  sql::Stmt up(db, "UPDATE attempts SET state = 'interrupted', finished_at = ? WHERE id = ?");
+  up.bind(1, now).bind(2, *ids.attempt).run();
+  sql::Stmt r(db, std::string(kEvaluationSelect) + " WHERE e.id = ?");
+  r.bind(1, eval);
+  r.step();
+  return read_evaluation(r);
 }
 
 // ---- baselines ----
@@ -209,12 +224,12 @@ bool Store::add_baseline(const BaselineRecord& b) { return add_baselines({b}) ==
 size_t Store::add_baselines(const std::vector<BaselineRecord>& records) {
   Lock lock(impl_->mu);
   auto& db = impl_->db;
-  sqlite::Transaction tx(db);
+  sql::Transaction tx(db);
   size_t added = 0;
   for (const BaselineRecord& b : records) {
     int64_t fam = impl_->family_id(b.family);
     // The unique index baselines_record makes a repeated record a no-op (schema v2).
-    sqlite::Stmt ins(db, R"sql(
+    sql::Stmt ins(db, R"sql(
       INSERT INTO baselines (family_id, shape_id, device_id, backend, median_us, extra_json, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING)sql");
     ins.bind(1, fam).bind(2, impl_->shape_id(fam, b.shape)).bind(3, impl_->device_id(b.device));

@@ -1,4 +1,5 @@
-// The results database (SQLite, WAL). Schema and its rationale: docs/schema.md.
+// The results database: a SQLite file (WAL; the default) or a PostgreSQL database (`--db
+// postgresql://...`, see store/sql.hpp). Schema and its rationale: docs/schema.md.
 // Every write is its own committed transaction, so a killed process loses at most what
 // was in flight.
 #pragma once
@@ -21,6 +22,12 @@ namespace kf {
 // One line, names the file: "results.db: not a kforge database (no kforge_meta table)".
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// A shared database's connection was lost during a write, which was not committed (it may be
+// sent again: the next statement re-opens the connection, or fails with StoreError for good).
+struct ConnectionLost : StoreError {
+  using StoreError::StoreError;
 };
 
 struct DeviceKey {
@@ -104,10 +111,13 @@ class Store {
   // not exist is an error, not a new empty database. Throws StoreError if the file is missing,
   // not a kforge database or corrupt, with a one-line message naming the file.
   enum class Access { ReadWrite, ReadOnly };
+  // A location that starts with postgresql:// or postgres:// is a PostgreSQL database (a
+  // ReadOnly session there runs read-only transactions); anything else is a file.
   explicit Store(const std::filesystem::path& path, Access access = Access::ReadWrite);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
+  // The file, or the database URL with its password masked.
   const std::filesystem::path& path() const;
 
   // The spec hash a family's results were produced with (newest wins); "" if never set,
@@ -170,8 +180,12 @@ class Store {
   std::vector<BaselineRecord> baselines(const std::string& family, const Shape& shape,
                                         const std::optional<DeviceKey>& device) const;
 
- private:
+  // The connection and its lock, for the store layer's own extensions (store_copy.cpp, the
+  // distributed work queue in src/dist/): include store/store_impl.hpp to use it.
   struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "store/schema.hpp"
+#include "store/sqlite_handle.hpp"
 
 namespace kf {
 
@@ -25,18 +26,20 @@ DeviceKey device_key(const DeviceLimits& d) { return {d.name, d.cc(), d.sm_count
 
 namespace {
 // A read command must not create a database for a mistyped --db.
-const std::filesystem::path& existing(const std::filesystem::path& p, Store::Access access) {
+std::unique_ptr<sql::Db> connect(const std::filesystem::path& p, Store::Access access) {
+  const auto a = access == Store::Access::ReadOnly ? sql::Access::ReadOnly : sql::Access::ReadWrite;
+  const std::string location = p.string();
+  if (sql::is_postgres_url(location)) return sql::open_postgres(location, a);
   std::error_code ec;
   if (access == Store::Access::ReadOnly && !std::filesystem::exists(p, ec))
-    throw StoreError(p.string() + ": no such database (check --db)");
-  return p;
+    throw StoreError(location + ": no such database (check --db)");
+  return std::make_unique<sqlite::Db>(location, location, a);
 }
 }  // namespace
 
 Store::Impl::Impl(const std::filesystem::path& p, Store::Access access)
-    : path(p),
-      db(existing(p, access).string(), p.string(),
-         access == Store::Access::ReadOnly ? sqlite::Access::ReadOnly : sqlite::Access::ReadWrite) {
+    : connection(connect(p, access)), db(*connection) {
+  path = db.label();
   if (access == Store::Access::ReadOnly)
     schema::open_read_only(db);
   else
@@ -73,14 +76,14 @@ Status Store::Impl::parse_status(const std::string& text) const {
 // ---- ids ----
 
 std::optional<int64_t> Store::Impl::find_family(const std::string& family) {
-  sqlite::Stmt q(db, "SELECT id FROM families WHERE name = ?");
+  sql::Stmt q(db, "SELECT id FROM families WHERE name = ?");
   q.bind(1, family);
   if (!q.step()) return std::nullopt;
   return q.int64(0);
 }
 
 std::optional<int64_t> Store::Impl::find_shape(const std::string& family, const Shape& s) {
-  sqlite::Stmt q(db,
+  sql::Stmt q(db,
                  "SELECT s.id FROM shapes s JOIN families f ON f.id = s.family_id "
                  "WHERE f.name = ? AND s.key = ?");
   q.bind(1, family).bind(2, to_string(s));
@@ -89,7 +92,7 @@ std::optional<int64_t> Store::Impl::find_shape(const std::string& family, const 
 }
 
 std::optional<int64_t> Store::Impl::find_device(const DeviceKey& d) {
-  sqlite::Stmt q(db,
+  sql::Stmt q(db,
                  "SELECT id FROM devices WHERE name = ? AND cc = ? AND sm_count = ? AND driver = ?");
   q.bind(1, d.name).bind(2, d.cc).bind(3, d.sm_count).bind(4, d.driver);
   if (!q.step()) return std::nullopt;
@@ -97,21 +100,21 @@ std::optional<int64_t> Store::Impl::find_device(const DeviceKey& d) {
 }
 
 int64_t Store::Impl::family_id(const std::string& family) {
-  sqlite::Stmt ins(db, "INSERT INTO families (name) VALUES (?) ON CONFLICT (name) DO NOTHING");
+  sql::Stmt ins(db, "INSERT INTO families (name) VALUES (?) ON CONFLICT (name) DO NOTHING");
   ins.bind(1, family).run();
   return *find_family(family);
 }
 
 namespace {
 // Shared by configs and shapes: both are (family, canonical key, json) rows.
-int64_t assignment_id(sqlite::Db& db, const char* table, int64_t family, const Assignment& a) {
+int64_t assignment_id(sql::Db& db, const char* table, int64_t family, const Assignment& a) {
   const std::string key = to_string(a);
   std::string t = table;
-  sqlite::Stmt ins(db, "INSERT INTO " + t +
+  sql::Stmt ins(db, "INSERT INTO " + t +
                            " (family_id, key, json) VALUES (?, ?, ?) "
                            "ON CONFLICT (family_id, key) DO NOTHING");
   ins.bind(1, family).bind(2, key).bind(3, to_json(a).dump()).run();
-  sqlite::Stmt q(db, "SELECT id FROM " + t + " WHERE family_id = ? AND key = ?");
+  sql::Stmt q(db, "SELECT id FROM " + t + " WHERE family_id = ? AND key = ?");
   q.bind(1, family).bind(2, key);
   q.step();
   return q.int64(0);
@@ -127,7 +130,7 @@ int64_t Store::Impl::shape_id(int64_t family, const Shape& s) {
 }
 
 int64_t Store::Impl::device_id(const DeviceKey& d) {
-  sqlite::Stmt ins(db,
+  sql::Stmt ins(db,
                    "INSERT INTO devices (name, cc, sm_count, driver) VALUES (?, ?, ?, ?) "
                    "ON CONFLICT DO NOTHING");
   ins.bind(1, d.name).bind(2, d.cc).bind(3, d.sm_count).bind(4, d.driver).run();
@@ -137,7 +140,7 @@ int64_t Store::Impl::device_id(const DeviceKey& d) {
 int64_t Store::Impl::kernel_id(const KernelRecord& k) {
   // Newest wins: (hash, arch) names the same source and options, so a recompile differs
   // only if the toolkit changed, and then the newest numbers describe what runs now.
-  sqlite::Stmt ins(db, R"sql(
+  sql::Stmt ins(db, R"sql(
     INSERT INTO kernels (variant_hash, arch, ok, registers, smem_static, smem_dynamic,
                          stack_frame, spill_stores, spill_loads, compile_ms, log)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -150,7 +153,7 @@ int64_t Store::Impl::kernel_id(const KernelRecord& k) {
   ins.bind(5, k.smem_static).bind(6, k.smem_dynamic).bind(7, k.stack_frame);
   ins.bind(8, k.spill_stores).bind(9, k.spill_loads).bind(10, k.compile_ms).bind(11, k.log);
   ins.run();
-  sqlite::Stmt q(db, "SELECT id FROM kernels WHERE variant_hash = ? AND arch = ?");
+  sql::Stmt q(db, "SELECT id FROM kernels WHERE variant_hash = ? AND arch = ?");
   q.bind(1, k.variant_hash).bind(2, k.arch);
   q.step();
   return q.int64(0);
@@ -159,7 +162,7 @@ int64_t Store::Impl::kernel_id(const KernelRecord& k) {
 // ---- evaluations ----
 
 int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecord& e) {
-  sqlite::Stmt ins(db, R"sql(
+  sql::Stmt ins(db, R"sql(
     INSERT INTO evaluations (attempt_id, campaign_id, config_id, shape_id, device_id, kernel_id,
       status, error, max_abs, rel_l2, median_us, p10_us, p90_us, ci_lo_us, ci_hi_us, reps,
       launches_per_rep, plain_median_us, flops, bytes, created_at)
@@ -180,13 +183,13 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
 }
 
 void Store::Impl::require_campaign(int64_t id) {
-  sqlite::Stmt q(db, "SELECT 1 FROM campaigns WHERE id = ?");
+  sql::Stmt q(db, "SELECT 1 FROM campaigns WHERE id = ?");
   q.bind(1, id);
   if (!q.step()) fail("no campaign " + std::to_string(id));
 }
 
 void Store::Impl::touch_campaign(int64_t campaign_id, const std::string& when) {
-  sqlite::Stmt q(db, "UPDATE campaigns SET updated_at = ? WHERE id = ?");
+  sql::Stmt q(db, "UPDATE campaigns SET updated_at = ? WHERE id = ?");
   q.bind(1, when).bind(2, campaign_id).run();
 }
 
@@ -205,7 +208,7 @@ const char* const Store::Impl::kEvaluationSelect = R"sql(
   LEFT JOIN kernels k ON k.id = e.kernel_id
 )sql";
 
-EvaluationRecord Store::Impl::read_evaluation(const sqlite::Stmt& q) const {
+EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
   EvaluationRecord e;
   e.id = q.int64(0);
   e.campaign_id = q.opt_int64(1).value_or(0);

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/sqlite_handle.hpp"
+#include "store/sql.hpp"
 #include "store/store.hpp"
 
 namespace kf {
@@ -18,8 +18,9 @@ std::string now_utc();
 struct Store::Impl {
   Impl(const std::filesystem::path& p, Store::Access access);
 
-  std::filesystem::path path;
-  sqlite::Db db;
+  std::filesystem::path path;  // the file, or the URL without its password
+  std::unique_ptr<sql::Db> connection;
+  sql::Db& db;
   // One connection serves every thread that shares this Store; a transaction must not
   // interleave with another thread's statements on it.
   std::mutex mu;
@@ -47,13 +48,21 @@ struct Store::Impl {
   };
   int64_t insert_evaluation(const EvalIds& ids, const EvaluationRecord& e);
   void require_campaign(int64_t id);  // throws "no campaign N"
+  // The bodies of Store's methods of the same names, inside the caller's transaction (the
+  // distributed work queue adds its own conditions to the same transaction).
+  int64_t begin_attempt(int64_t campaign_id, const std::string& family, const Config& c, const Shape& s,
+                        const DeviceKey& d);
+  int64_t finish_attempt(int64_t attempt_id, const EvaluationRecord& e);
+  int64_t add_evaluation(const EvaluationRecord& e);
+  // Closes a dispatched attempt (ids.attempt) as an interrupted evaluation; returns it.
+  EvaluationRecord interrupt_attempt(const EvalIds& ids, const std::string& now);
   void touch_campaign(int64_t campaign_id, const std::string& when);
 
   // The columns read_evaluation expects, and the joins that produce them; callers append
   // WHERE / ORDER BY.
   static const char* const kEvaluationSelect;
-  EvaluationRecord read_evaluation(const sqlite::Stmt& q) const;
-  CampaignRecord read_campaign(const sqlite::Stmt& q) const;  // columns of kCampaignSelect
+  EvaluationRecord read_evaluation(const sql::Stmt& q) const;
+  CampaignRecord read_campaign(const sql::Stmt& q) const;  // columns of kCampaignSelect
 };
 
 }  // namespace kf

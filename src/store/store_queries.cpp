@@ -28,7 +28,7 @@ constexpr const char* kCampaignSelect = R"sql(
 
 std::optional<CampaignRecord> Store::campaign(int64_t id) const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db, std::string(kCampaignSelect) + " WHERE c.id = ?");
+  sql::Stmt q(impl_->db, std::string(kCampaignSelect) + " WHERE c.id = ?");
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
   return impl_->read_campaign(q);
@@ -36,7 +36,7 @@ std::optional<CampaignRecord> Store::campaign(int64_t id) const {
 
 std::vector<CampaignRecord> Store::campaigns() const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db, std::string(kCampaignSelect) + " ORDER BY c.id");
+  sql::Stmt q(impl_->db, std::string(kCampaignSelect) + " ORDER BY c.id");
   std::vector<CampaignRecord> out;
   while (q.step()) out.push_back(impl_->read_campaign(q));
   return out;
@@ -44,7 +44,7 @@ std::vector<CampaignRecord> Store::campaigns() const {
 
 std::map<std::string, int> Store::status_counts(int64_t campaign_id) const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db,
+  sql::Stmt q(impl_->db,
                  "SELECT status, count(*) FROM evaluations WHERE campaign_id = ? GROUP BY status");
   q.bind(1, campaign_id);
   std::map<std::string, int> out;
@@ -59,7 +59,7 @@ std::vector<EvaluationRecord> Store::evaluations(const std::string& family,
                                                  const std::optional<DeviceKey>& device,
                                                  std::optional<int64_t> campaign_id) const {
   Lock lock(impl_->mu);
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   std::string sql = std::string(Impl::kEvaluationSelect) + " WHERE f.name = ?";
   std::optional<int64_t> shape_id, device_id;
   if (shape) {
@@ -72,20 +72,14 @@ std::vector<EvaluationRecord> Store::evaluations(const std::string& family,
     if (!device_id) return {};
     sql += " AND e.device_id = ?";
   }
-  if (campaign_id) sql += " AND e.campaign_id IS ?";  // 0 selects results of no campaign
+  if (campaign_id) sql += *campaign_id == 0 ? " AND e.campaign_id IS NULL" : " AND e.campaign_id = ?";  // 0: results of no campaign
   sql += " ORDER BY e.id";
-  sqlite::Stmt q(impl_->db, sql);
+  sql::Stmt q(impl_->db, sql);
   int i = 1;
   q.bind(i++, family);
   if (shape_id) q.bind(i++, *shape_id);
   if (device_id) q.bind(i++, *device_id);
-  if (campaign_id) {
-    if (*campaign_id == 0) {
-      q.bind_null(i++);
-    } else {
-      q.bind(i++, *campaign_id);
-    }
-  }
+  if (campaign_id && *campaign_id != 0) q.bind(i++, *campaign_id);
   std::vector<EvaluationRecord> out;
   while (q.step()) out.push_back(impl_->read_evaluation(q));
   return out;
@@ -95,7 +89,7 @@ std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape&
                                          const std::optional<DeviceKey>& device, size_t k) const {
   Lock lock(impl_->mu);
   if (k == 0) return {};
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   auto shape_id = impl_->find_shape(family, shape);
   if (!shape_id) return {};
   std::optional<int64_t> device_id;
@@ -112,7 +106,7 @@ std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape&
   if (device_id) sql += " AND device_id = ?";
   sql += ")\n" + std::string(Impl::kEvaluationSelect) +
          " JOIN ranked r ON r.id = e.id WHERE r.rn = 1 ORDER BY e.median_us, e.id LIMIT ?";
-  sqlite::Stmt q(impl_->db, sql);
+  sql::Stmt q(impl_->db, sql);
   int i = 1;
   q.bind(i++, *shape_id);
   if (device_id) q.bind(i++, *device_id);
@@ -133,11 +127,11 @@ std::optional<EvaluationRecord> Store::best(const std::string& family, const Sha
 std::set<std::string> Store::evaluated_config_keys(const std::string& family, const Shape& shape,
                                                    const DeviceKey& device) const {
   Lock lock(impl_->mu);
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   auto shape_id = impl_->find_shape(family, shape);
   auto device_id = impl_->find_device(device);
   if (!shape_id || !device_id) return {};
-  sqlite::Stmt q(impl_->db, R"sql(
+  sql::Stmt q(impl_->db, R"sql(
     SELECT DISTINCT c.key FROM evaluations e JOIN configs c ON c.id = e.config_id
     WHERE e.shape_id = ? AND e.device_id = ? AND e.status != 'interrupted')sql");
   q.bind(1, *shape_id).bind(2, *device_id);
@@ -149,11 +143,11 @@ std::set<std::string> Store::evaluated_config_keys(const std::string& family, co
 std::map<std::string, int> Store::interrupted_counts(const std::string& family, const Shape& shape,
                                                      const DeviceKey& device) const {
   Lock lock(impl_->mu);
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   auto shape_id = impl_->find_shape(family, shape);
   auto device_id = impl_->find_device(device);
   if (!shape_id || !device_id) return {};
-  sqlite::Stmt q(impl_->db, R"sql(
+  sql::Stmt q(impl_->db, R"sql(
     SELECT c.key, count(*) FROM evaluations e JOIN configs c ON c.id = e.config_id
     WHERE e.shape_id = ? AND e.device_id = ? AND e.status = 'interrupted'
     GROUP BY c.key)sql");
@@ -167,7 +161,7 @@ std::map<std::string, int> Store::interrupted_counts(const std::string& family, 
 
 std::vector<Shape> Store::shapes(const std::string& family) const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db,
+  sql::Stmt q(impl_->db,
                  "SELECT s.json FROM shapes s JOIN families f ON f.id = s.family_id "
                  "WHERE f.name = ? ORDER BY s.id");
   q.bind(1, family);
@@ -178,7 +172,7 @@ std::vector<Shape> Store::shapes(const std::string& family) const {
 
 std::vector<DeviceKey> Store::devices() const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db, "SELECT name, cc, sm_count, driver FROM devices ORDER BY id");
+  sql::Stmt q(impl_->db, "SELECT name, cc, sm_count, driver FROM devices ORDER BY id");
   std::vector<DeviceKey> out;
   while (q.step()) out.push_back({q.text(0), q.int32(1), q.int32(2), q.text(3)});
   return out;
@@ -186,7 +180,7 @@ std::vector<DeviceKey> Store::devices() const {
 
 std::optional<std::string> Store::family_spec_hash(const std::string& family) const {
   Lock lock(impl_->mu);
-  sqlite::Stmt q(impl_->db, "SELECT spec_hash FROM families WHERE name = ?");
+  sql::Stmt q(impl_->db, "SELECT spec_hash FROM families WHERE name = ?");
   q.bind(1, family);
   if (!q.step()) return std::nullopt;
   return q.text(0);
@@ -195,7 +189,7 @@ std::optional<std::string> Store::family_spec_hash(const std::string& family) co
 std::vector<BaselineRecord> Store::baselines(const std::string& family, const Shape& shape,
                                              const std::optional<DeviceKey>& device) const {
   Lock lock(impl_->mu);
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   auto shape_id = impl_->find_shape(family, shape);
   if (!shape_id) return {};
   std::optional<int64_t> device_id;
@@ -213,7 +207,7 @@ std::vector<BaselineRecord> Store::baselines(const std::string& family, const Sh
     WHERE b.shape_id = ?)sql";
   if (device_id) sql += " AND b.device_id = ?";
   sql += " ORDER BY b.backend, b.created_at DESC, b.id DESC";
-  sqlite::Stmt q(impl_->db, sql);
+  sql::Stmt q(impl_->db, sql);
   q.bind(1, *shape_id);
   if (device_id) q.bind(2, *device_id);
   std::vector<BaselineRecord> out;
@@ -231,7 +225,7 @@ std::vector<BaselineRecord> Store::baselines(const std::string& family, const Sh
   return out;
 }
 
-CampaignRecord Store::Impl::read_campaign(const sqlite::Stmt& q) const {
+CampaignRecord Store::Impl::read_campaign(const sql::Stmt& q) const {
   CampaignRecord c;
   c.id = q.int64(0);
   c.family = q.text(1);

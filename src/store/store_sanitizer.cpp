@@ -8,10 +8,10 @@ using Lock = std::lock_guard<std::mutex>;
 void Store::add_sanitizer_run(const SanitizerRecord& r) {
   Lock lock(impl_->mu);
   auto& db = impl_->db;
-  sqlite::Transaction tx(db);
+  sql::Transaction tx(db);
   if (r.campaign_id != 0) impl_->require_campaign(r.campaign_id);
   const int64_t fam = impl_->family_id(r.family);
-  sqlite::Stmt ins(db, R"sql(
+  sql::Stmt ins(db, R"sql(
     INSERT INTO sanitizer_runs (family_id, variant_hash, arch, shape_id, device_id, campaign_id, tool, passed,
                                 errors, summary, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
@@ -26,13 +26,12 @@ void Store::add_sanitizer_run(const SanitizerRecord& r) {
 
 std::vector<SanitizerRecord> Store::sanitizer_runs(const std::string& family, const std::string& variant_hash) const {
   Lock lock(impl_->mu);
-  sqlite::ReadTransaction rt(impl_->db);
+  sql::ReadTransaction rt(impl_->db);
   const auto fam = impl_->find_family(family);
   if (!fam) return {};
   // A file of schema version 1 opened without migrating (read-only) has no such table: no runs.
-  sqlite::Stmt has(impl_->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sanitizer_runs'");
-  if (!has.step()) return {};
-  sqlite::Stmt q(impl_->db, R"sql(
+  if (!impl_->db.tables().count("sanitizer_runs")) return {};
+  sql::Stmt q(impl_->db, R"sql(
     SELECT r.variant_hash, r.arch, s.json, d.name, d.cc, d.sm_count, d.driver, r.campaign_id, r.tool, r.passed,
            r.errors, r.summary, r.created_at
     FROM sanitizer_runs r

@@ -1,5 +1,7 @@
 // The results database: round trips, attempts and crash recovery, queries, bad files and
-// concurrent access. Every test uses its own temporary file.
+// concurrent access. Every test uses its own temporary file. The PostgreSQL test binary
+// (tests/pg) compiles this file again with KFORGE_STORE_TEST_PG: the STORE_TEST cases then run
+// against fresh databases of the test cluster, the SQLite-file cases are left out.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -14,7 +16,11 @@
 #include <thread>
 
 #include "store/schema.hpp"
+#include "store/sql.hpp"
 #include "store/store.hpp"
+#ifdef KFORGE_STORE_TEST_PG
+#include "pg_test.hpp"
+#endif
 
 namespace fs = std::filesystem;
 using kf::Config;
@@ -27,6 +33,16 @@ using kf::StoreError;
 
 namespace {
 
+#ifdef KFORGE_STORE_TEST_PG
+struct StorePg : ::testing::Test {
+  void SetUp() override { KF_REQUIRE_POSTGRES(); }
+};
+#define STORE_TEST(name) TEST_F(StorePg, name)
+#else
+#define STORE_TEST(name) TEST(Store, name)
+#endif
+
+// A temporary folder for database files, or with PostgreSQL, databases of their own.
 class TempDb {
  public:
   TempDb() {
@@ -37,10 +53,19 @@ class TempDb {
     fs::create_directories(dir_);
   }
   ~TempDb() { fs::remove_all(dir_); }
+#ifdef KFORGE_STORE_TEST_PG
+  fs::path path(const std::string& name = "results.db") {
+    auto& url = urls_[name];
+    if (url.empty()) url = kf::pgtest::fresh_database(name);
+    return url;
+  }
+#else
   fs::path path(const std::string& name = "results.db") const { return dir_ / name; }
+#endif
 
  private:
   fs::path dir_;
+  std::map<std::string, std::string> urls_;
 };
 
 const DeviceKey kH100{"NVIDIA H100 80GB HBM3", 90, 132, "580.65"};
@@ -106,6 +131,28 @@ kf::CampaignRecord campaign_record() {
 
 // A plain connection, for what the Store's API does not expose (counting rows, holding a
 // write lock, planting foreign files).
+#ifdef KFORGE_STORE_TEST_PG
+class Raw {
+ public:
+  explicit Raw(const fs::path& p) : db_(kf::sql::open_postgres(p.string(), kf::sql::Access::ReadWrite)) {}
+  void exec(const std::string& sql) {
+    try {
+      db_->exec(sql);
+    } catch (const StoreError& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+  int64_t count(const std::string& sql) {
+    kf::sql::Stmt q(*db_, sql);
+    if (!q.step()) return -1;
+    const std::string v = q.text(0);
+    return v == "t" ? 1 : v == "f" ? 0 : q.int64(0);  // PostgreSQL's booleans
+  }
+
+ private:
+  std::unique_ptr<kf::sql::Db> db_;
+};
+#else
 class Raw {
  public:
   explicit Raw(const fs::path& p) {
@@ -133,6 +180,7 @@ class Raw {
  private:
   sqlite3* db_ = nullptr;
 };
+#endif
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -158,6 +206,7 @@ std::string open_error(const fs::path& p) {
 
 // ---- opening ----
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, NewFileGetsSchemaAndReopens) {
   TempDb t;
   { Store s(t.path()); EXPECT_EQ(s.path(), t.path()); }
@@ -168,14 +217,18 @@ TEST(Store, NewFileGetsSchemaAndReopens) {
   Store again(t.path());
   EXPECT_TRUE(again.campaigns().empty());
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, EmptyFileGetsSchema) {
   TempDb t;
   write_bytes(t.path(), "");
   Store s(t.path());
   EXPECT_TRUE(s.devices().empty());
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, OpensInWalModeWithForeignKeys) {
   TempDb t;
   Store s(t.path());
@@ -191,7 +244,9 @@ TEST(Store, OpensInWalModeWithForeignKeys) {
   // Foreign keys are on: an attempt for a campaign that does not exist is refused.
   EXPECT_THROW(s.begin_attempt(99, "gemm", config(64), kShape, kH100), StoreError);
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, GarbageFileIsRejectedAndLeftAlone) {
   TempDb t;
   const std::string junk = "this is a text file, not a database\n" + std::string(4096, 'x');
@@ -199,13 +254,17 @@ TEST(Store, GarbageFileIsRejectedAndLeftAlone) {
   EXPECT_EQ(open_error(t.path()), t.path().string() + ": file is not a database");
   EXPECT_EQ(read_bytes(t.path()), junk);
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, ShortGarbageFileIsRejected) {
   TempDb t;
   write_bytes(t.path(), "hello");
   EXPECT_EQ(open_error(t.path()), t.path().string() + ": file is not a database");
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, ForeignSqliteDatabaseIsRejectedAndLeftAlone) {
   TempDb t;
   {
@@ -219,7 +278,9 @@ TEST(Store, ForeignSqliteDatabaseIsRejectedAndLeftAlone) {
   EXPECT_EQ(read_bytes(t.path()), before);
   EXPECT_FALSE(fs::exists(t.path().string() + "-wal"));
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, CorruptDatabaseIsRejected) {
   TempDb t;
   { Store s(t.path()); s.create_campaign(campaign_record()); }
@@ -234,8 +295,9 @@ TEST(Store, CorruptDatabaseIsRejected) {
   EXPECT_NE(msg.find(t.path().string() + ": "), std::string::npos) << msg;
   EXPECT_NE(msg.find("malformed"), std::string::npos) << msg;
 }
+#endif
 
-TEST(Store, NewerSchemaVersionIsRejected) {
+STORE_TEST(NewerSchemaVersionIsRejected) {
   TempDb t;
   { Store s(t.path()); }
   { Raw raw(t.path()); raw.exec("UPDATE kforge_meta SET value = '999' WHERE key = 'schema_version'"); }
@@ -244,7 +306,7 @@ TEST(Store, NewerSchemaVersionIsRejected) {
   EXPECT_NE(msg.find("schema version 999 is newer"), std::string::npos) << msg;
 }
 
-TEST(Store, MetaTableNotWrittenByKforgeIsRejected) {
+STORE_TEST(MetaTableNotWrittenByKforgeIsRejected) {
   TempDb t;
   {
     Raw raw(t.path());
@@ -254,16 +316,18 @@ TEST(Store, MetaTableNotWrittenByKforgeIsRejected) {
   EXPECT_NE(msg.find("not a kforge database"), std::string::npos) << msg;
 }
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, MissingDirectoryNamesTheFile) {
   TempDb t;
   fs::path p = t.path("no/such/dir/results.db");
   std::string msg = open_error(p);
   EXPECT_NE(msg.find(p.string() + ": "), std::string::npos) << msg;
 }
+#endif
 
 // ---- round trips ----
 
-TEST(Store, CampaignRoundTrip) {
+STORE_TEST(CampaignRoundTrip) {
   TempDb t;
   Store s(t.path());
   auto rec = campaign_record();
@@ -307,7 +371,7 @@ TEST(Store, CampaignRoundTrip) {
   EXPECT_EQ(s.shapes("gemm"), (std::vector<Shape>{kShape, kSmall}));
 }
 
-TEST(Store, EvaluationRoundTrip) {
+STORE_TEST(EvaluationRoundTrip) {
   TempDb t;
   Store s(t.path());
   int64_t camp = s.create_campaign(campaign_record());
@@ -403,7 +467,7 @@ TEST(Store, EvaluationRoundTrip) {
       StoreError);
 }
 
-TEST(Store, BaselinesRoundTripNewestFirst) {
+STORE_TEST(BaselinesRoundTripNewestFirst) {
   TempDb t;
   Store s(t.path());
   kf::BaselineRecord b;
@@ -442,7 +506,7 @@ TEST(Store, BaselinesRoundTripNewestFirst) {
   EXPECT_TRUE(s.baselines("gemm", kSmall, std::nullopt).empty());
 }
 
-TEST(Store, TypicalBaselineIsTheMedianPerBackendAndDevice) {
+STORE_TEST(TypicalBaselineIsTheMedianPerBackendAndDevice) {
   auto rec = [](const std::string& backend, const kf::DeviceKey& d, double us, const std::string& at) {
     kf::BaselineRecord b;
     b.backend = backend;
@@ -465,7 +529,7 @@ TEST(Store, TypicalBaselineIsTheMedianPerBackendAndDevice) {
   EXPECT_DOUBLE_EQ(t[2].median_us, 8.5);
 }
 
-TEST(Store, DevicesShapesAndSpecHash) {
+STORE_TEST(DevicesShapesAndSpecHash) {
   TempDb t;
   Store s(t.path());
   EXPECT_FALSE(s.family_spec_hash("gemm"));
@@ -498,7 +562,7 @@ TEST(Store, DevicesShapesAndSpecHash) {
 
 // ---- uniqueness ----
 
-TEST(Store, ConfigsShapesDevicesAndKernelsAreUnique) {
+STORE_TEST(ConfigsShapesDevicesAndKernelsAreUnique) {
   TempDb t;
   {
     Store s(t.path());
@@ -540,7 +604,7 @@ TEST(Store, ConfigsShapesDevicesAndKernelsAreUnique) {
 
 // ---- attempts ----
 
-TEST(Store, AttemptThenFinish) {
+STORE_TEST(AttemptThenFinish) {
   TempDb t;
   Store s(t.path());
   int64_t camp = s.create_campaign(campaign_record());
@@ -570,7 +634,7 @@ TEST(Store, AttemptThenFinish) {
   EXPECT_EQ(s.status_counts(camp), (std::map<std::string, int>{{"ok", 1}}));
 }
 
-TEST(Store, CrashLeavesInterruptedAttempts) {
+STORE_TEST(CrashLeavesInterruptedAttempts) {
   TempDb t;
   int64_t camp = 0;
   { Store s(t.path()); camp = s.create_campaign(campaign_record()); }
@@ -624,7 +688,7 @@ TEST(Store, CrashLeavesInterruptedAttempts) {
   EXPECT_EQ(s.interrupted_counts("gemm", kShape, kH100).at("BLOCK_M=128,MMA=wmma"), 1);
 }
 
-TEST(Store, CloseInterruptedTouchesOnlyItsCampaign) {
+STORE_TEST(CloseInterruptedTouchesOnlyItsCampaign) {
   TempDb t;
   Store s(t.path());
   int64_t c1 = s.create_campaign(campaign_record());
@@ -642,7 +706,7 @@ TEST(Store, CloseInterruptedTouchesOnlyItsCampaign) {
 
 // ---- top / best ----
 
-TEST(Store, TopIsFastestOkPerConfigAndFiltersDevice) {
+STORE_TEST(TopIsFastestOkPerConfigAndFiltersDevice) {
   TempDb t;
   Store s(t.path());
   s.add_evaluation(ok_eval(config(64), 50));
@@ -689,7 +753,7 @@ TEST(Store, TopIsFastestOkPerConfigAndFiltersDevice) {
 
 // ---- concurrency and durability ----
 
-TEST(Store, EachEvaluationIsVisibleToAnotherConnectionAtOnce) {
+STORE_TEST(EachEvaluationIsVisibleToAnotherConnectionAtOnce) {
   TempDb t;
   Store writer(t.path());
   Store reader(t.path());
@@ -707,6 +771,7 @@ TEST(Store, EachEvaluationIsVisibleToAnotherConnectionAtOnce) {
   EXPECT_EQ(reader.status_counts(camp).at("ok"), 5);
 }
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, ReaderIsNotBlockedByAnOpenWriteTransaction) {
   TempDb t;
   Store s(t.path());
@@ -739,8 +804,9 @@ TEST(Store, ReaderIsNotBlockedByAnOpenWriteTransaction) {
   EXPECT_EQ(reader.evaluations("gemm").size(), 2u);
   EXPECT_EQ(reader.campaign(camp)->status, "running");
 }
+#endif
 
-TEST(Store, ManyConnectionsCreateAndWriteOneNewFile) {
+STORE_TEST(ManyConnectionsCreateAndWriteOneNewFile) {
   TempDb t;
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
@@ -761,6 +827,7 @@ TEST(Store, ManyConnectionsCreateAndWriteOneNewFile) {
   EXPECT_EQ(s.evaluations("gemm").size(), 40u);
 }
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 // The race behind a rare CI failure, made deterministic: opening a new file switches it to WAL,
 // which needs the write lock; while another connection holds it, SQLite refuses the switch at
 // once (no busy handler, to avoid a deadlock). The open must wait and retry, not fail.
@@ -781,8 +848,9 @@ TEST(Store, OpeningANewFileWaitsForAWriterInsteadOfFailing) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
   EXPECT_EQ(Store(t.path()).evaluations("gemm").size(), 1u);
 }
+#endif
 
-TEST(Store, OneStoreSharedByThreads) {
+STORE_TEST(OneStoreSharedByThreads) {
   TempDb t;
   Store s(t.path());
   int64_t camp = s.create_campaign(campaign_record());
@@ -800,6 +868,7 @@ TEST(Store, OneStoreSharedByThreads) {
   EXPECT_EQ(s.status_counts(camp).at("ok"), 40);
 }
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 // A damaged page past the schema used to go unnoticed until some query reached it; a write
 // session now runs quick_check on open and names the file in one line.
 TEST(Store, DamageDeepInTheFileIsReportedOnOpen) {
@@ -829,7 +898,9 @@ TEST(Store, DamageDeepInTheFileIsReportedOnOpen) {
   EXPECT_NE(msg.find("corrupt"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
+#endif
 
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, ReadOnlyOpenRefusesAMissingFileAndWritesNothing) {
   TempDb t;
   try {
@@ -848,8 +919,9 @@ TEST(Store, ReadOnlyOpenRefusesAMissingFileAndWritesNothing) {
   }
   EXPECT_EQ(read_bytes(t.path()), before);
 }
+#endif
 
-TEST(Store, TheSameBaselineIsStoredOnceAndABatchIsAllOrNothing) {
+STORE_TEST(TheSameBaselineIsStoredOnceAndABatchIsAllOrNothing) {
   TempDb t;
   Store s(t.path());
   kf::BaselineRecord b;
