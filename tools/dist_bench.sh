@@ -14,10 +14,14 @@ gpus="${2:-$(nvidia-smi -L 2>/dev/null | wc -l)}"
 [ "$gpus" -ge 1 ] || { echo "no GPU found" >&2; exit 1; }
 out="$PWD/dist-bench"; rm -rf "$out"; mkdir -p "$out"
 prefix="$PWD/.offline/prefix"
-if [ -x "$prefix/usr/lib/postgresql/15/bin/initdb" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  export PG_BIN="$prefix/usr/lib/postgresql/15/bin"
+# The carried libpq (linked from the prefix) and server need the carried libraries (OpenLDAP 2.5, ICU 72).
+if [ -e "$prefix/usr/lib/x86_64-linux-gnu/libpq.so.5" ]; then
   export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+if [ -x "$prefix/usr/lib/postgresql/15/bin/initdb" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  export PG_BIN="$prefix/usr/lib/postgresql/15/bin"
+fi
+"$kforge" --version >/dev/null || { echo "$kforge does not run (LD_LIBRARY_PATH?)" >&2; exit 1; }
 psql_bin="$(dirname "$(command -v initdb 2>/dev/null || echo "${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb")")/psql"
 [ -x "$psql_bin" ] || psql_bin="$(command -v psql || true)"
 tools/pg_cluster.sh start "$out/pg"

@@ -37,30 +37,36 @@ case "$cmd" in
       echo "PostgreSQL server binaries not found (apt-get install postgresql, or set PG_BIN)" | tee "$dir/skip"
       exit 0
     fi
+    # The server's own files live under /tmp, which the unprivileged owner can always reach
+    # (DIR's parents may not let it in); DIR keeps the URL and what `stop` needs.
+    data="$(mktemp -d /tmp/kforge-pg.XXXXXX)"
     owner="$(id -un)"
     if [ "$(id -u)" = 0 ]; then
       owner=nobody; id postgres >/dev/null 2>&1 && owner=postgres
-      chown "$owner" "$dir"
+      chown "$owner" "$data"
     fi
-    echo "$owner" > "$dir/owner.txt"; echo "$bin" > "$dir/bin.txt"; echo "${LD_LIBRARY_PATH:-}" > "$dir/ld_library_path.txt"
-    as_owner "$bin/initdb" -D "$dir/data" -U kforge --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 ||
+    echo "$owner" > "$dir/owner.txt"; echo "$bin" > "$dir/bin.txt"; echo "$data" > "$dir/data.txt"
+    echo "${LD_LIBRARY_PATH:-}" > "$dir/ld_library_path.txt"
+    as_owner "$bin/initdb" -D "$data/data" -U kforge --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 ||
       { echo "initdb failed:"; tail -5 "$dir/initdb.log"; exit 1; } >&2
     for attempt in 1 2 3; do
       port="$(free_port)"
       # fsync off: a test cluster is thrown away, and CI has slow disks.
-      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-           -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c jit=off -c max_connections=200" start >/dev/null; then
+      if as_owner "$bin/pg_ctl" -D "$data/data" -l "$data/server.log" -w -t 30 \
+           -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c fsync=off -c jit=off -c max_connections=200" start >/dev/null; then
         echo "postgresql://kforge@127.0.0.1:$port/postgres" > "$dir/url"
         echo "$("$bin/postgres" --version) running: $(cat "$dir/url")"
         exit 0
       fi
     done
-    echo "pg_ctl start failed:" >&2; tail -5 "$dir/server.log" >&2; exit 1
+    echo "pg_ctl start failed:" >&2; tail -5 "$data/server.log" >&2; exit 1
     ;;
   stop)
-    if [ -f "$dir/bin.txt" ] && [ -d "$dir/data" ]; then
+    if [ -f "$dir/data.txt" ]; then
+      data="$(cat "$dir/data.txt")"
       owner="$(cat "$dir/owner.txt")"; LD_LIBRARY_PATH="$(cat "$dir/ld_library_path.txt" 2>/dev/null || true)"
-      as_owner "$(cat "$dir/bin.txt")/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+      as_owner "$(cat "$dir/bin.txt")/pg_ctl" -D "$data/data" -m immediate -w stop >/dev/null 2>&1 || true
+      case "$data" in /tmp/kforge-pg.*) rm -rf "$data" ;; esac
     fi
     rm -rf "$dir"
     ;;

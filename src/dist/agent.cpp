@@ -197,8 +197,11 @@ class Agent {
     const auto running = queue_.running_campaigns(o_.stale_s);
     bool mine = false;
     for (int64_t c : running) mine = mine || o_.campaign_id == 0 || c == o_.campaign_id;
-    if (mine) return false;
-    if (served || o_.campaign_id) {
+    if (mine) {
+      seen_campaign_ = true;  // it may end before this agent gets any of its items
+      return false;
+    }
+    if (served || seen_campaign_ || o_.campaign_id) {
       spdlog::info("agent {}: no campaign left to serve; exiting", id_);
       return true;
     }
@@ -329,6 +332,7 @@ class Agent {
   std::string fatal_;
   std::atomic<bool> stop_heartbeat_{false};
   AgentOutcome outcome_;
+  bool seen_campaign_ = false;
 };
 
 }  // namespace

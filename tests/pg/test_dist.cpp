@@ -101,11 +101,11 @@ struct Distributed : ::testing::Test {
   }
 
   std::vector<std::string> global() const {
-    return {"--db", url, "--spec-dir", std::string(KFORGE_TEST_DIR) + "/families", "--cache-dir",
+    return {"--db", url, "--spec-dir", std::string(KFORGE_TEST_DIR) + "/families/toy", "--cache-dir",
             (dir / "cache").string(), "-q"};
   }
   std::map<std::string, std::string> env(double eval_s) const {
-    return {{"KFORGE_WORKER", "python3 -S " + std::string(KFORGE_TEST_DIR) + "/fakes/fake_worker.py ok"},
+    return {{"KFORGE_WORKER", "python3 -S " + std::string(KFORGE_TEST_DIR) + "/fakes/fake_worker.py ok 1"},
             {"KFORGE_FAKE_EVAL_S", std::to_string(eval_s)}};
   }
   Proc coordinator(const std::string& shape, const std::string& name = "coordinator", double eval_s = 0.1,
@@ -119,7 +119,8 @@ struct Distributed : ::testing::Test {
   }
   Proc agent(const std::string& name, double eval_s = 0.1, const std::vector<std::string>& extra = {}) {
     auto args = global();
-    for (const char* a : {"agent", "--compile-jobs", "1", "--lease", "2s", "--wait", "60s"}) args.push_back(a);
+    // One GPU each, standing for a node (the stand-in worker answers for any device number).
+    for (const char* a : {"agent", "--gpus", "0", "--compile-jobs", "1", "--lease", "2s", "--wait", "60s"}) args.push_back(a);
     args.insert(args.end(), extra.begin(), extra.end());
     return Proc(args, dir, name, env(eval_s));
   }
@@ -135,11 +136,13 @@ struct Distributed : ::testing::Test {
   }
   // Waits until the store holds at least n completed evaluations (or timeout_s passes).
   void wait_for_evaluations(size_t n, double timeout_s) {
-    Store s(url, Store::Access::ReadOnly);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (std::chrono::steady_clock::now() < deadline) {
-      if (s.evaluations("toy").size() >= n) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      try {
+        if (Store(url, Store::Access::ReadOnly).evaluations("toy").size() >= n) return;
+      } catch (const StoreError&) {  // the coordinator has not created the schema yet
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
 };
@@ -211,14 +214,14 @@ TEST_F(Distributed, LostConnectionIsRetriedThenFailsWithOneLine) {
   auto e = env(0.1);
   e["KFORGE_DB_RETRY_S"] = "3";
   auto args = global();
-  for (const char* a : {"agent", "--compile-jobs", "1", "--wait", "60s", "--lease", "1s"}) args.push_back(a);
+  for (const char* a : {"agent", "--gpus", "0", "--compile-jobs", "1", "--wait", "60s", "--lease", "1s"}) args.push_back(a);
   Proc a(args, dir, "agent", e);
   const std::string db = url.substr(url.rfind('/') + 1);
   auto admin = sql::open_postgres(url.substr(0, url.rfind('/') + 1) + "postgres", sql::Access::ReadWrite);
   const auto drop_connections = [&] {
     admin->exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + db + "'");
   };
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // registered, idle, heartbeating
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // registered, idle, heartbeating
   drop_connections();  // the server drops it: re-opened at the next statement
   std::this_thread::sleep_for(std::chrono::seconds(2));
   ASSERT_EQ(::waitpid(a.pid, nullptr, WNOHANG), 0) << "the agent did not survive a dropped connection: "
@@ -236,7 +239,7 @@ TEST_F(Distributed, LostConnectionIsRetriedThenFailsWithOneLine) {
 }
 
 TEST_F(Distributed, DistributedSearchNeedsPostgres) {
-  const auto r = run_kforge({"--db", (dir / "r.db").string(), "--spec-dir", std::string(KFORGE_TEST_DIR) + "/families",
+  const auto r = run_kforge({"--db", (dir / "r.db").string(), "--spec-dir", std::string(KFORGE_TEST_DIR) + "/families/toy",
                              "search", "--family", "toy", "--distributed"},
                             dir);
   EXPECT_EQ(r.rc, 2);

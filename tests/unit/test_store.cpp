@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <thread>
 
 #include "store/schema.hpp"
@@ -54,7 +55,9 @@ class TempDb {
   }
   ~TempDb() { fs::remove_all(dir_); }
 #ifdef KFORGE_STORE_TEST_PG
+  // Threads of one test share its databases: the first path() of a name creates it.
   fs::path path(const std::string& name = "results.db") {
+    std::lock_guard lock(mu_);
     auto& url = urls_[name];
     if (url.empty()) url = kf::pgtest::fresh_database(name);
     return url;
@@ -66,6 +69,7 @@ class TempDb {
  private:
   fs::path dir_;
   std::map<std::string, std::string> urls_;
+  std::mutex mu_;
 };
 
 const DeviceKey kH100{"NVIDIA H100 80GB HBM3", 90, 132, "580.65"};
