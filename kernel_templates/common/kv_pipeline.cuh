@@ -9,7 +9,9 @@
 //   wait_v(sV)        SPLIT_WAIT: V of the tile at sV resident (after the tile STAGES - 1 ahead was issued).
 //   release(t)        the slot of tile t may be refilled (TMA multicast: tells every CTA of the cluster).
 // A slot may be refilled only when every consumer is done with it: the caller orders that (a barrier,
-// or turn order), then issues.
+// or turn order), then issues. With a producer warpgroup (TmaKvRing's RELEASERS > 0) the ring orders it
+// itself: each consumer warp releases K (release_k, after its Q K^T) and V (release_v, after its P V) of
+// every tile, and the producer's issue waits for all of them before refilling a slot's K or V.
 #pragma once
 #include "common/cluster_sm90.cuh"
 #include "common/cp_async.cuh"
@@ -114,19 +116,24 @@ struct CpAsyncKv {
 // all of the tile's K and V bytes have landed, from every slice (SPLIT_WAIT: K on it, V on a second one,
 // waited for just before P V). With MC > 1 a slot is refilled only once every CTA of the cluster has said
 // it is done with it (release) on the refilling CTA's empty mbarrier. Box loads past S read zeros.
-// Barriers: 24 * STAGES bytes at `tail` (full, empty, full_v; 8 bytes each per slot).
+// Barriers: 24 * STAGES bytes at `tail` (full, empty, full_v; 8 bytes each per slot), 32 * STAGES with
+// RELEASERS > 0 (empty_v too).
+// RELEASERS > 0 (WS=1, a producer warpgroup): K and V of a slot are refilled apart, each once RELEASERS
+// consumer warps released it (release_k, release_v), so the next tile's K loads while this tile's P V
+// still reads V: two stages keep the consumers fed (needs SPLIT_WAIT, MC 1).
 // A slot holds a tile in kf::Sw128Layout<COLS, BN>: one box of 64 columns x SLICE rows per 64-column block
 // (rows 128 bytes apart, blocks BN * 128 bytes apart), each landing 1024-byte aligned in its block.
-template <class T, int COLS, int BN, int STAGES, int MC, bool SPLIT_WAIT>
+template <class T, int COLS, int BN, int STAGES, int MC, bool SPLIT_WAIT, int RELEASERS = 0>
 struct TmaKvRing {
   static_assert(COLS % 64 == 0 && sizeof(T) == 2, "boxes of 64 16-bit columns (128-byte swizzle rows)");
+  static_assert(RELEASERS == 0 || (SPLIT_WAIT && MC == 1), "consumer releases need KV_WAIT=split and MC 1");
   static constexpr int SLICE = BN / MC;  // rows of a tile this CTA loads
   static constexpr int BLOCKS = COLS / 64;  // 64-column blocks: one box each
   static constexpr unsigned BLOCK_BYTES = BN * 128u;
   static constexpr unsigned TILE_BYTES = 2u * BN * COLS * sizeof(T);
   static constexpr unsigned SLOT_BYTES = BN * COLS * (unsigned)sizeof(T);
-  static constexpr unsigned BARRIER_BYTES = 24 * STAGES;
-  unsigned full0 = 0, empty0 = 0, full_v0 = 0;  // STAGES mbarriers each, 8 bytes apart
+  static constexpr unsigned BARRIER_BYTES = (RELEASERS > 0 ? 32 : 24) * STAGES;
+  unsigned full0 = 0, empty0 = 0, full_v0 = 0;  // STAGES mbarriers each, 8 bytes apart (empty_v: full_v0 + 8 * STAGES)
   unsigned k_slice = 0, v_slice = 0;  // smem address of this CTA's slice in ring slot 0
   unsigned v_ring = 0;                // smem address of V's ring slot 0
   unsigned v_phase = 0;               // SPLIT_WAIT: bit s = parity of slot s's next V wait
@@ -140,8 +147,9 @@ struct TmaKvRing {
 #pragma unroll
     for (int st = 0; st < STAGES; ++st) {
       mbar_init(tail + 8 * st, 1);
-      mbar_init(tail + 8 * STAGES + 8 * st, MC);
+      mbar_init(tail + 8 * STAGES + 8 * st, RELEASERS > 0 ? RELEASERS : MC);
       mbar_init(tail + 16 * STAGES + 8 * st, 1);
+      if constexpr (RELEASERS > 0) mbar_init(tail + 24 * STAGES + 8 * st, RELEASERS);
     }
   }
   // All threads: the ring's addresses; tiles [key0 / BN, ...) of head `head`, `tiles` of them.
@@ -165,10 +173,13 @@ struct TmaKvRing {
     if (t >= n) return;
     const int st = t % STAGES;
     const unsigned full = full0 + 8 * st, full_v = SPLIT_WAIT ? full_v0 + 8 * st : full, off = st * SLOT_BYTES;
-    if (MC > 1 && t >= STAGES) mbar_wait(empty0 + 8 * st, (t / STAGES - 1) & 1);
+    const bool refill = (MC > 1 || RELEASERS > 0) && t >= STAGES;
+    const unsigned refill_parity = (t / STAGES - 1) & 1;
+    if (refill) mbar_wait(empty0 + 8 * st, refill_parity);
     const int row = row0 + t * BN;
     mbar_arrive_expect_tx(full, SPLIT_WAIT ? TILE_BYTES / 2 : TILE_BYTES);
     load(k_slice + off, *mapK, row, full);
+    if (RELEASERS > 0 && refill) mbar_wait(full_v0 + 8 * STAGES + 8 * st, refill_parity);  // empty_v
     if constexpr (SPLIT_WAIT) mbar_arrive_expect_tx(full_v, TILE_BYTES / 2);
     load(v_slice + off, *mapV, row, full_v);
   }
@@ -202,6 +213,14 @@ struct TmaKvRing {
 #pragma unroll
       for (int r = 0; r < MC; ++r) mbar_arrive_remote(empty0 + 8 * (t % STAGES), (unsigned)r);
     }
+  }
+  // RELEASERS > 0: a consumer warp is done reading K, or V, of tile t; every thread calls, `me` (one per
+  // warp) arrives.
+  __device__ __forceinline__ void release_k(int t, bool me) const {
+    if constexpr (RELEASERS > 0) mbar_arrive_if(empty0 + 8 * (t % STAGES), me);
+  }
+  __device__ __forceinline__ void release_v(int t, bool me) const {
+    if constexpr (RELEASERS > 0) mbar_arrive_if(full_v0 + 8 * STAGES + 8 * (t % STAGES), me);
   }
 };
 

@@ -36,6 +36,14 @@ __device__ __forceinline__ void mbar_wait(unsigned mbar, unsigned parity) {
       "r"(parity)
       : "memory");
 }
+// One plain arrival where `pred` holds (a consumer warp's lane 0 releasing a ring slot to the producer):
+// predicated, not branched, so no divergent path sits between a wgmma issue and its wait (ptxas would
+// serialise the wgmmas).
+__device__ __forceinline__ void mbar_arrive_if(unsigned mbar, bool pred) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n" ::"r"(mbar),
+               "r"((int)pred)
+               : "memory");
+}
 // Arrives on the mbarrier at the same smem offset in CTA `rank` of this cluster.
 __device__ __forceinline__ void mbar_arrive_remote(unsigned mbar, unsigned rank) {
   asm volatile(

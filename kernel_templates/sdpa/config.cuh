@@ -34,6 +34,11 @@
 //   KF_KV_MCAST  (TMA) cluster of KV_MCAST neighbouring query blocks of one head: each CTA loads 1 / KV_MCAST
 //                 of every K/V tile and multicasts it to all of them, so each tile crosses L2 -> SM once per
 //                 cluster; an "empty" mbarrier per slot counts the cluster's CTAs done with it before reuse
+//   KF_WS  (wgmma, TMA, PIPE_QK=2) 1: warp specialisation (FA3): a producer warpgroup, past the WARPS consumer
+//                 warps, issues every TMA load (Q, then each tile's K and V as soon as every consumer warp has
+//                 released the slot's previous K or V) and gives its registers to the consumers (setmaxnreg:
+//                 24 for it, 240 for two consumer warpgroups), so two stages suffice and BLOCK_N may be any
+//                 multiple of 16 the registers allow (sdpa/producer.cuh)
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
@@ -166,7 +171,15 @@ constexpr int HD = KF_D;
 constexpr int BM = KF_BLOCK_M;
 constexpr int BN = KF_BLOCK_N;
 constexpr int NW = KF_WARPS;
-constexpr int NT = 32 * NW;
+constexpr int NT = 32 * NW;  // the compute (consumer) threads
+#ifndef KF_WS
+#define KF_WS 0
+#endif
+constexpr bool WS = KF_WS != 0;
+constexpr int NT_ALL = NT + (WS ? 128 : 0);  // the block: with WS, the producer warpgroup follows the consumers
+// setmaxnreg (WS, two consumer warpgroups): 128 * 24 + 256 * 240 <= 64 K registers; 0: left as launched
+constexpr int PRODUCER_REGS = WS && NW == 8 ? 24 : 0;
+constexpr int CONSUMER_REGS = WS && NW == 8 ? 240 : 0;
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
 #ifndef KF_WARPS_N
@@ -255,12 +268,14 @@ static_assert(!TMA_Q || TMA_KV, "Q_LOAD=tma needs KV_LOAD=tma");
 static_assert(!TMA_KV || !WN_RANGE || MC == 1, "KV_LOAD=tma with WN_KEYS=range / pingpong needs KV_MCAST 1");
 static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
-static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= 3 && MC == 1 && KS == 1 &&
+static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= (WS ? 2 : 3) && MC == 1 && KS == 1 &&
                          ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64 && !PIPE_QK))),
               "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
               "KV_SPLITS 1, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile, PIPE_QK 0)");
 static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV && !EXP2_PAIR), "PIPE_QK=2 needs MMA=wgmma, KV_LOAD=tma, EXP2 != pair");
-static_assert(!PIPE_QK || (STAGES >= 3 && (!SPLIT_WAIT || TMA_KV) && WN == 1),
+static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && WN == 1),
               "PIPE_QK needs STAGES >= 3, KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
+static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
+              "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
 static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");

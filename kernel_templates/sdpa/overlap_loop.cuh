@@ -7,6 +7,8 @@
 // CTA barrier; the producer (TMA_PRODUCER, in the lagging warpgroup) refills tile jj-1's slot right after its
 // issue of tile jj: the leader issued before it (turn order) after its wait for P V of tile jj-1, and the
 // producer's warpgroup waited for that P V too. Without it, a CTA barrier per tile orders the refill.
+// WS=1: the producer warpgroup refills; each warp releases K of a tile once its Q K^T completed and V once
+// its P V completed (release_k / release_v, lane 0), and never waits on a refill of its own.
 #pragma once
 #include "sdpa/key_loops.cuh"
 
@@ -25,17 +27,19 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
   static_assert(TMA_KV && P_EARLY && !EXP2_PAIR && WN == 1, "PIPE_QK=2 needs KV_LOAD=tma, P_EARLY=1, EXP2 != pair, WARPS_N=1");
   const int ntiles = c.n;
   if (ntiles <= 0) return;  // (every warpgroup of the CTA has the same tiles: no turn is left hanging)
+  const bool lane0 = (c.tid & 31) == 0;  // WS: each warp's releases
   float s[MT][NTN][4], al[MT][2];
   Path::PPacked pk;
   pipe.template wait<0>(0);
   path.turn_start();
   path.qk(c.sQ, c.sK, s);  // (its own turn, waited for)
+  if constexpr (WS) pipe.release_k(0, lane0);
   overlap_softmax(path, s, al, c, 0);
   Path::pack(s, pk);
   // (the last tile's issue, P V alone, is peeled off: a wgmma issue under a branch makes ptxas serialise them)
   for (int jj = 0; jj + 1 < ntiles; ++jj) {
     const int jn = jj + STAGES - 1;  // refills tile jj-1's slot (jj 0: slot STAGES - 1, never used yet)
-    if constexpr (!WG_PP) {
+    if constexpr (!WG_PP && !WS) {
       __syncthreads();  // every warp is done with tile jj-1 (its P V waited for)
       if (c.tid == TMA_PRODUCER && jn < ntiles) {
         if (jj > 0) pipe.release(jj - 1);  // KV_MCAST > 1: the cluster's producers wait for every CTA's release
@@ -52,14 +56,16 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
     path.pv_mmas(s, pk, tV);
     kf::wgmma_commit();
     path.turn_end(true);  // (pp_last is false)
-    if constexpr (WG_PP) {
+    if constexpr (WG_PP && !WS) {
       if (c.tid == TMA_PRODUCER) pipe.issue(jn);
     }
     kf::wgmma_wait<1>();  // Q K^T of tile jj+1 (committed first)
     path.fence_acc(s[0]);
+    if constexpr (WS) pipe.release_k(jj + 1, lane0);
     overlap_softmax(path, s, al, c, jj + 1);
     kf::wgmma_wait<0>();  // P V of tile jj
     path.fence_acc(path.o[0]);
+    if constexpr (WS) pipe.release_v(jj, lane0);
     path.rescale(al);  // O to tile jj+1's running max
     Path::pack(s, pk);
   }

@@ -9,9 +9,12 @@
 // leading warpgroup's Q K^T of tile j preceded in the turn order, and the leader issued that only after its
 // P V of tile j - 1 had completed: both are done with the slot. (Issued before its Q K^T, the refill could
 // overtake the leader's last P V.) STAGES >= 3 keeps the leader fed.
-constexpr int TMA_PRODUCER = WG_PP ? NT - 128 : 0;
+// WS=1: the first thread of the producer warpgroup (sdpa/producer.cuh) issues every load, Q's too.
+constexpr int TMA_PRODUCER = WS ? NT : WG_PP ? NT - 128 : 0;
+constexpr int Q_ISSUER = WS ? NT : 0;
 
-typedef kf::TmaKvRing<elem_t, HD, BN, STAGES, MC, SPLIT_WAIT> TmaRing;
+// WS=1: every consumer warp releases each slot's K and V to the producer
+typedef kf::TmaKvRing<elem_t, HD, BN, STAGES, MC, SPLIT_WAIT, (WS ? NW : 0)> TmaRing;
 #if defined(KF_KV_LOAD_TMA)
 typedef TmaRing KvPipe;
 #else
@@ -25,7 +28,7 @@ typedef kf::CpAsyncKv<elem_t, LayKV, HD, BN, STAGES, VEC, (WN_RANGE ? GT : NT), 
 __device__ __forceinline__ void load_q(elem_t* sQ, const elem_t* Qh, const kf::TmaDesc& tmQ, unsigned q_mbar, int m0,
                                        int bh, int S, int tid) {
   if constexpr (TMA_Q) {
-    if (tid == 0) {
+    if (tid == Q_ISSUER) {
       kf::mbar_arrive_expect_tx(q_mbar, BM * HD * (unsigned)sizeof(elem_t));
 #pragma unroll
       for (int cb = 0; cb < HD / 64; ++cb)  // one box per 64-column block of LayQ (BM rows of 128 bytes)
@@ -42,7 +45,7 @@ __device__ __forceinline__ void load_q(elem_t* sQ, const elem_t* Qh, const kf::T
 // cp.async, the first K/V tiles: STAGES - 1 of them, two groups each with KV_WAIT=split) may still be pending.
 __device__ __forceinline__ void wait_q(unsigned q_mbar) {
   if constexpr (TMA_Q) {
-    __syncthreads();
+    if constexpr (!WS) __syncthreads();  // (WS: the kernel's barrier before the producer's first issue did it)
     kf::mbar_wait(q_mbar, 0);
   } else {
     kf::cp_async_wait<(TMA_KV ? 0 : (WN_RANGE || !SPLIT_WAIT ? 1 : 2) * (STAGES - 1))>();
@@ -70,8 +73,8 @@ __device__ __forceinline__ void init_tma_barriers(unsigned ring_bars, unsigned q
   const int init_tid = WN_RANGE ? 0 : TMA_PRODUCER;
   if (tid == init_tid)
     for (int r = 0; r < RINGS; ++r) TmaRing::init_barriers(ring_bars + TmaRing::BARRIER_BYTES * r);
-  if (TMA_Q && tid == 0) kf::mbar_init(q_mbar, 1);
-  if (tid == init_tid || (TMA_Q && tid == 0)) kf::fence_mbar_init();
+  if (TMA_Q && tid == Q_ISSUER) kf::mbar_init(q_mbar, 1);
+  if (tid == init_tid || (TMA_Q && tid == Q_ISSUER)) kf::fence_mbar_init();
   if (MC > 1) kf::cluster_sync_relaxed();
 }
 
@@ -97,6 +100,8 @@ __device__ __forceinline__ void request_first_tiles(KvPipe& pipe, unsigned ring_
       for (int st = 0; st < STAGES - 1; ++st)
         for (int gg = 0; gg < WN; ++gg) rg[gg].issue(st);
     }
+  } else if constexpr (WS) {
+    // the producer warpgroup requests every tile (sdpa/producer.cuh)
   } else if constexpr (TMA_KV) {
     if (tid == TMA_PRODUCER)
       for (int st = 0; st < min(STAGES - 1, ntiles); ++st) pipe.issue(st);

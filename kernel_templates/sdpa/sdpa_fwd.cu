@@ -10,6 +10,7 @@
 //   sdpa/config.cuh        the parameters (documented there), constants and rejected combinations
 //   sdpa/diag.cuh          timing diagnostics (DIAG, DIAG_CUT, DIAG_STORE: wrong output on purpose)
 //   sdpa/pipeline.cuh      Q's load and the K/V pipeline of this config (common/kv_pipeline.cuh)
+//   sdpa/producer.cuh      WS=1: the producer warpgroup that issues every load
 //   sdpa/mainloop.cuh      one key tile: Q K^T, mask, online softmax, P V, over the path's GEMMs
 //                          (sdpa/gemm_mma.cuh, sdpa/gemm_wgmma.cuh; state in sdpa/path_state.cuh)
 //   sdpa/key_loops.cuh     the loops over the key tiles (key-range groups, PIPE_QK, plain);
@@ -21,19 +22,21 @@
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
 //   unused when KV_SPLITS == 1, then the tensor maps of K, V and Q (TMA only): 3-D (D, S, B*H), box
 //   (64, BLOCK_N / KV_MCAST, 1) for K and V, (64, BLOCK_M, 1) for Q, 128-byte swizzle.
-// Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS,
+// Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS (+ 128: WS),
 //   dynamic smem = spec's smem_bytes. Query blocks past S (the rounding) only help their cluster load.
 #include "sdpa/config.cuh"
 #include "sdpa/diag.cuh"
 #include "common/tile_scheduler.cuh"
 #include "sdpa/pipeline.cuh"
+#include "sdpa/producer.cuh"
 #include "sdpa/mainloop.cuh"
 #include "sdpa/key_loops.cuh"
 #include "sdpa/overlap_loop.cuh"
 #include "sdpa/merge.cuh"
 #include "sdpa/merge_splits.cuh"
+static_assert(!WS || !KF_STAMPS, "the DIAG stamps time a CTA whose warps all load: not with WS=1");
 
-extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
+extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
              elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
              float* __restrict__ MLpart, int* __restrict__ Cnt, const __grid_constant__ kf::TmaDesc tmK,
@@ -85,11 +88,19 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT, KF_MIN_BLOCKS)
     init_tma_barriers(ring_bars, q_mbar, tid);
     KF_STAMP(20);
   }
+  if constexpr (WS) {
+    __syncthreads();  // every mbarrier initialised before the producer issues or a consumer waits
+    if (tid >= NT) {
+      produce(pipe, sQ, tmQ, q_mbar, m0, b * H + h, S, ntiles, tid);
+      return;  // (no CTA barrier follows)
+    }
+    consume_registers();
+  }
 
   Path path;
   path.init(warp, lane);
   if constexpr (TMA_KV) path.pipe = &pipe;
-  load_q(sQ, Qh, tmQ, q_mbar, m0, b * H + h, S, tid);
+  if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, b * H + h, S, tid);
   KF_STAMP(21);
   const int first_mask = blk.first_masked_tile(S);
 
