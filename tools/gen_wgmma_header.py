@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes kernel_templates/common/wgmma_sm90.cuh: wgmma.mma_async wrappers whose PTX operand lists
-(one "+f" per accumulator register, up to 64) are too long to write by hand.
+(one "+f" per accumulator register, up to 96) are too long to write by hand.
 Run from the repository root after changing the N list: python3 tools/gen_wgmma_header.py"""
 
 NS = [32, 64, 96, 128, 144, 160, 176, 192]  # BLOCK_N (Q K^T) and D (P V); the larger ones for WS=1
