@@ -5,6 +5,7 @@
 #include "export/commands.hpp"
 #include "export/cxx_expr.hpp"
 #include "export/launcher_abi.hpp"
+#include "export/device_info_gen.hpp"
 #include "export/launcher_gen.hpp"
 #include "export/workspace_gen.hpp"
 

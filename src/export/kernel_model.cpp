@@ -99,6 +99,18 @@ nlohmann::json tensor_map_entry(const ArgSpec& a, size_t index, const std::vecto
 
 }  // namespace
 
+const ExportBuffer& KernelModel::buffer(const std::string& buffer_name) const {
+  for (const auto& b : buffers)
+    if (b.name == buffer_name) return b;
+  throw std::runtime_error("export: kernel argument names unknown buffer '" + buffer_name + "'");
+}
+
+bool KernelModel::has_tensor_maps() const {
+  for (const ArgSpec& a : family->kernel.args)
+    if (a.kind == ArgSpec::Kind::TensorMap) return true;
+  return false;
+}
+
 KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
                               const std::string& base_arch, const DeviceLimits& limits,
                               const Assignment& defines) {
