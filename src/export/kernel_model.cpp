@@ -5,16 +5,13 @@
 #include <stdexcept>
 
 #include "eval/tensor_map.hpp"
+#include "export/dtype_names.hpp"
 #include "util/hash.hpp"
 
 namespace kf::exporter {
 
 std::string ctype_of(const std::string& dtype) {
-  if (dtype == "f16") return "__half";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "f32") return "float";
-  if (dtype == "f64") return "double";
-  if (dtype == "i32") return "int";
+  if (const DtypeNames* n = dtype_names(dtype)) return n->ctype;
   throw std::runtime_error("export: unknown buffer dtype '" + dtype + "' (known: f16, bf16, f32, f64, i32)");
 }
 
