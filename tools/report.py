@@ -71,17 +71,21 @@ def fmt_us(v):
 # ------------------------------------------------------------------------------------------
 # Queries: plain data, no plotting.
 
+def select_rows(db, query, filters, order_by):
+    """Rows of `query` (which ends in a WHERE clause) as dicts, narrowed by each (column, value)
+    of `filters` whose value is given, in `order_by` order."""
+    args = []
+    for column, value in filters:
+        if value is not None:
+            query += f" AND {column} = ?"
+            args.append(value)
+    return [dict(r) for r in db.execute(f"{query} ORDER BY {order_by}", args)]
+
+
 def load_campaigns(db, family=None, campaign=None):
     q = ("SELECT c.id, f.name AS family, c.strategy, c.seed, c.status, c.shapes_json, c.created_at, "
          "c.updated_at FROM campaigns c JOIN families f ON f.id = c.family_id WHERE 1=1")
-    args = []
-    if family:
-        q += " AND f.name = ?"
-        args.append(family)
-    if campaign is not None:
-        q += " AND c.id = ?"
-        args.append(campaign)
-    return [dict(r) for r in db.execute(q + " ORDER BY c.id", args)]
+    return select_rows(db, q, [("f.name", family or None), ("c.id", campaign)], "c.id")
 
 
 def load_evaluations(db, family=None, campaign=None):
@@ -90,25 +94,14 @@ def load_evaluations(db, family=None, campaign=None):
          "e.created_at FROM evaluations e JOIN configs cf ON cf.id = e.config_id "
          "JOIN shapes s ON s.id = e.shape_id JOIN families f ON f.id = cf.family_id "
          "JOIN devices d ON d.id = e.device_id WHERE 1=1")
-    args = []
-    if family:
-        q += " AND f.name = ?"
-        args.append(family)
-    if campaign is not None:
-        q += " AND e.campaign_id = ?"
-        args.append(campaign)
-    return [dict(r) for r in db.execute(q + " ORDER BY e.id", args)]
+    return select_rows(db, q, [("f.name", family or None), ("e.campaign_id", campaign)], "e.id")
 
 
 def load_baselines(db, family=None):
     q = ("SELECT f.name AS family, s.key AS shape_key, b.shape_id, b.device_id, d.name AS device, b.backend, "
          "b.median_us, b.created_at FROM baselines b JOIN families f ON f.id = b.family_id "
          "JOIN shapes s ON s.id = b.shape_id JOIN devices d ON d.id = b.device_id WHERE 1=1")
-    args = []
-    if family:
-        q += " AND f.name = ?"
-        args.append(family)
-    return [dict(r) for r in db.execute(q + " ORDER BY b.id", args)]
+    return select_rows(db, q, [("f.name", family or None)], "b.id")
 
 
 def convergence(evals, campaign):

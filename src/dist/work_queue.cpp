@@ -1,5 +1,6 @@
 #include "dist/work_queue.hpp"
 
+#include "dist/queue_schema.hpp"
 #include "eval/protocol.hpp"
 #include "store/store_impl.hpp"
 
@@ -8,51 +9,6 @@ namespace kf {
 namespace {
 
 using Lock = std::lock_guard<std::mutex>;
-
-// PostgreSQL only: these tables are not part of the SQLite schema (a file is never shared).
-constexpr const char* kQueueSchema = R"sql(
-CREATE TABLE IF NOT EXISTS dist_campaigns (
-  campaign_id  BIGINT PRIMARY KEY REFERENCES campaigns(id),
-  family       TEXT NOT NULL,
-  options_json TEXT NOT NULL,
-  device_json  TEXT,
-  state        TEXT NOT NULL,
-  heartbeat    TIMESTAMPTZ NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS dist_agents (
-  id          TEXT PRIMARY KEY,
-  device_json TEXT NOT NULL,
-  device_key  TEXT NOT NULL,
-  gpus        BIGINT NOT NULL,
-  state       TEXT NOT NULL,
-  started_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
-  heartbeat   TIMESTAMPTZ NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS dist_work (
-  id            BIGSERIAL PRIMARY KEY,
-  campaign_id   BIGINT NOT NULL REFERENCES campaigns(id),
-  family        TEXT NOT NULL,
-  shape_key     TEXT NOT NULL,
-  shape_json    TEXT NOT NULL,
-  config_json   TEXT NOT NULL,
-  variant_hash  TEXT NOT NULL,
-  device_key    TEXT NOT NULL,
-  state         TEXT NOT NULL DEFAULT 'pending'
-                CHECK (state IN ('pending', 'leased', 'done', 'abandoned', 'withdrawn')),
-  claims        BIGINT NOT NULL DEFAULT 0,
-  lease_agent   TEXT,
-  lease_token   TEXT,
-  lease_expires TIMESTAMPTZ,
-  attempt_id    BIGINT REFERENCES attempts(id),
-  evaluation_id BIGINT REFERENCES evaluations(id),
-  error         TEXT NOT NULL DEFAULT '',
-  delivered     BOOLEAN NOT NULL DEFAULT FALSE,
-  created_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
-  finished_at   TIMESTAMPTZ
-);
-CREATE INDEX IF NOT EXISTS dist_work_claim ON dist_work (device_key, state, id);
-CREATE INDEX IF NOT EXISTS dist_work_finished ON dist_work (campaign_id, shape_key, state) WHERE NOT delivered;
-)sql";
 
 // An item claimed this many times had its lease expire on every claimer but the last: given up.
 constexpr int64_t kMaxClaims = 3;
@@ -116,23 +72,24 @@ std::optional<DeviceLimits> WorkQueue::live_agent_device(double stale_s) {
   return device_limits_from_json(impl.parse_json(q.text(0), "agent device"));
 }
 
-size_t WorkQueue::live_agents(double stale_s) {
-  auto& impl = store_.impl();
+namespace {
+
+// `aggregate` (an SQL aggregate over dist_agents) over the agents serving with a heartbeat
+// newer than stale_s seconds.
+size_t over_live_agents(Store::Impl& impl, const char* aggregate, double stale_s) {
   Lock lock(impl.mu);
-  sql::Stmt q(impl.db, "SELECT count(*) FROM dist_agents WHERE state = 'serving' AND "
-                       "heartbeat > now() - make_interval(secs => CAST(? AS DOUBLE PRECISION))");
+  sql::Stmt q(impl.db, std::string("SELECT ") + aggregate +
+                           " FROM dist_agents WHERE state = 'serving' AND "
+                           "heartbeat > now() - make_interval(secs => CAST(? AS DOUBLE PRECISION))");
   q.bind(1, stale_s);
   return q.step() ? static_cast<size_t>(q.int64(0)) : 0;
 }
 
-size_t WorkQueue::live_gpus(double stale_s) {
-  auto& impl = store_.impl();
-  Lock lock(impl.mu);
-  sql::Stmt q(impl.db, "SELECT COALESCE(SUM(gpus), 0) FROM dist_agents WHERE state = 'serving' AND "
-                       "heartbeat > now() - make_interval(secs => CAST(? AS DOUBLE PRECISION))");
-  q.bind(1, stale_s);
-  return q.step() ? static_cast<size_t>(q.int64(0)) : 0;
-}
+}  // namespace
+
+size_t WorkQueue::live_agents(double stale_s) { return over_live_agents(store_.impl(), "count(*)", stale_s); }
+
+size_t WorkQueue::live_gpus(double stale_s) { return over_live_agents(store_.impl(), "COALESCE(SUM(gpus), 0)", stale_s); }
 
 int64_t WorkQueue::publish(int64_t campaign_id, const std::string& family, const Shape& s, const Config& c,
                            const std::string& variant_hash, const DeviceKey& d) {
@@ -212,21 +169,21 @@ void WorkQueue::register_agent(const std::string& agent, const DeviceLimits& d, 
   tx.commit();
 }
 
-std::vector<WorkItem> WorkQueue::claim(const std::string& agent, const DeviceKey& d, size_t n, double lease_s,
-                                       int64_t campaign_id) {
-  auto& impl = store_.impl();
-  Lock lock(impl.mu);
-  sql::Transaction tx(impl.db);
-  struct Claimed {
-    WorkItem item;
-    int64_t claims = 0;
-    std::optional<int64_t> old_attempt;
-    std::string options;
-  };
-  std::vector<Claimed> claimed;
-  {
-    // SKIP LOCKED: agents claiming at once each get other rows instead of waiting for each other.
-    std::string sql = R"sql(
+namespace {
+
+// An item this agent just leased, before its previous claimer's attempt is settled.
+struct ClaimedRow {
+  WorkItem item;
+  int64_t claims = 0;
+  std::optional<int64_t> old_attempt;  // the previous claimer's, if it left one open
+  std::string options;                 // the campaign's, as stored
+};
+
+// Leases up to n claimable items for device d: pending ones, and leased ones whose lease expired.
+std::vector<ClaimedRow> lease_items(Store::Impl& impl, const std::string& agent, const DeviceKey& d, size_t n,
+                                    double lease_s, int64_t campaign_id) {
+  // SKIP LOCKED: agents claiming at once each get other rows instead of waiting for each other.
+  std::string sql = R"sql(
       UPDATE dist_work w SET state = 'leased', claims = w.claims + 1, lease_agent = ?,
         lease_token = CAST(? AS TEXT) || ':' || CAST(w.claims + 1 AS TEXT),
         lease_expires = now() + make_interval(secs => CAST(? AS DOUBLE PRECISION))
@@ -235,52 +192,66 @@ std::vector<WorkItem> WorkQueue::claim(const std::string& agent, const DeviceKey
         SELECT id FROM dist_work
         WHERE device_key = ? AND (state = 'pending' OR (state = 'leased' AND lease_expires < now()))
           AND campaign_id IN (SELECT campaign_id FROM dist_campaigns WHERE state = 'running'))sql";
-    if (campaign_id) sql += " AND campaign_id = ?";
-    sql += R"sql(
+  if (campaign_id) sql += " AND campaign_id = ?";
+  sql += R"sql(
         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
       RETURNING w.id, w.campaign_id, w.family, w.shape_json, w.config_json, w.variant_hash, w.lease_token,
                 w.claims, w.attempt_id, c.options_json)sql";
-    sql::Stmt q(impl.db, sql);
-    q.bind(1, agent);
-    q.bind(2, agent);
-    q.bind(3, lease_s);
-    q.bind(4, device_text(d));
-    if (campaign_id) q.bind(5, campaign_id);
-    q.bind(campaign_id ? 6 : 5, static_cast<int64_t>(n));
-    while (q.step()) {
-      Claimed c;
-      c.item.id = q.int64(0);
-      c.item.campaign_id = q.int64(1);
-      c.item.family = q.text(2);
-      c.item.shape = impl.parse_assignment(q.text(3), "work item shape");
-      c.item.config = impl.parse_assignment(q.text(4), "work item config");
-      c.item.variant_hash = q.text(5);
-      c.item.lease_token = q.text(6);
-      c.claims = q.int64(7);
-      c.old_attempt = q.opt_int64(8);
-      c.options = q.text(9);
-      claimed.push_back(std::move(c));
-    }
+  sql::Stmt q(impl.db, sql);
+  q.bind(1, agent);
+  q.bind(2, agent);
+  q.bind(3, lease_s);
+  q.bind(4, device_text(d));
+  if (campaign_id) q.bind(5, campaign_id);
+  q.bind(campaign_id ? 6 : 5, static_cast<int64_t>(n));
+  std::vector<ClaimedRow> out;
+  while (q.step()) {
+    ClaimedRow c;
+    c.item.id = q.int64(0);
+    c.item.campaign_id = q.int64(1);
+    c.item.family = q.text(2);
+    c.item.shape = impl.parse_assignment(q.text(3), "work item shape");
+    c.item.config = impl.parse_assignment(q.text(4), "work item config");
+    c.item.variant_hash = q.text(5);
+    c.item.lease_token = q.text(6);
+    c.claims = q.int64(7);
+    c.old_attempt = q.opt_int64(8);
+    c.options = q.text(9);
+    out.push_back(std::move(c));
   }
+  return out;
+}
+
+// The previous claimer's lease expired: its attempt ends as interrupted, like a killed local
+// campaign's, and the item no longer points at it.
+void close_expired_attempt(Store::Impl& impl, int64_t attempt_id, int64_t item_id, const std::string& now) {
+  sql::Stmt a(impl.db, "SELECT campaign_id, config_id, shape_id, device_id FROM attempts WHERE id = ? AND state = 'dispatched'");
+  a.bind(1, attempt_id);
+  if (a.step()) {
+    Store::Impl::EvalIds ids;
+    ids.attempt = attempt_id;
+    ids.campaign = a.opt_int64(0);
+    ids.config = a.int64(1);
+    ids.shape = a.int64(2);
+    ids.device = a.int64(3);
+    impl.interrupt_attempt(ids, now);
+  }
+  sql::Stmt(impl.db, "UPDATE dist_work SET attempt_id = NULL WHERE id = ?").bind(1, item_id).run();
+}
+
+}  // namespace
+
+std::vector<WorkItem> WorkQueue::claim(const std::string& agent, const DeviceKey& d, size_t n, double lease_s,
+                                       int64_t campaign_id) {
+  auto& impl = store_.impl();
+  Lock lock(impl.mu);
+  sql::Transaction tx(impl.db);
+  std::vector<ClaimedRow> claimed = lease_items(impl, agent, d, n, lease_s, campaign_id);
   std::vector<WorkItem> out;
   const std::string now = now_utc();
   for (auto& c : claimed) {
-    // The previous claimer's lease expired: its attempt ends as interrupted, like a killed
-    // local campaign's, and the item runs again (or, after kMaxClaims, never).
-    if (c.old_attempt) {
-      sql::Stmt a(impl.db, "SELECT campaign_id, config_id, shape_id, device_id FROM attempts WHERE id = ? AND state = 'dispatched'");
-      a.bind(1, *c.old_attempt);
-      if (a.step()) {
-        Store::Impl::EvalIds ids;
-        ids.attempt = *c.old_attempt;
-        ids.campaign = a.opt_int64(0);
-        ids.config = a.int64(1);
-        ids.shape = a.int64(2);
-        ids.device = a.int64(3);
-        impl.interrupt_attempt(ids, now);
-      }
-      sql::Stmt(impl.db, "UPDATE dist_work SET attempt_id = NULL WHERE id = ?").bind(1, c.item.id).run();
-    }
+    // An expired lease: the item runs again, or, after kMaxClaims, never.
+    if (c.old_attempt) close_expired_attempt(impl, *c.old_attempt, c.item.id, now);
     if (c.claims >= kMaxClaims) {
       sql::Stmt(impl.db, "UPDATE dist_work SET state = 'abandoned', finished_at = now(), lease_agent = NULL, "
                          "error = 'its lease expired on every agent that claimed it' WHERE id = ?")

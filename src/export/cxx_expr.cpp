@@ -26,8 +26,8 @@ std::string cxx_real_literal(double v) {
   return v < 0 ? "(" + s + ")" : s;
 }
 
-std::string cxx_string_literal(const std::string& s) {
-  std::string out = "std::string_view(\"";
+std::string c_string_literal(const std::string& s) {
+  std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
     if (c == '\n') {
@@ -36,8 +36,10 @@ std::string cxx_string_literal(const std::string& s) {
     }
     out += c;
   }
-  return out + "\")";
+  return out + "\"";
 }
+
+std::string cxx_string_literal(const std::string& s) { return "std::string_view(" + c_string_literal(s) + ")"; }
 
 std::string cxx_type_name(CxxType t) {
   switch (t) {
@@ -241,94 +243,6 @@ CxxExpr translate_expr(const std::string& text, const NameResolver& names) {
   } catch (const Located& e) {
     throw ExprError("in '" + text + "': " + e.message + " (at column " + std::to_string(e.pos + 1) + ")");
   }
-}
-
-std::string cxx_expr_helpers() {
-  // Mirrors the evaluator in space/expr.cpp: errors it would throw set kfx_bad instead.
-  // [[maybe_unused]]: a file uses only the helpers its expressions need, and nvcc's front end
-  // warns about unreferenced functions with internal linkage.
-  return R"CXX(namespace {
-namespace kfx {
-[[maybe_unused]] inline bool truth(long long v) { return v != 0; }
-[[maybe_unused]] inline bool truth(double v) { return v != 0.0; }
-[[maybe_unused]] inline long long iadd(bool& bad, long long a, long long b) {
-  if ((b > 0 && a > LLONG_MAX - b) || (b < 0 && a < LLONG_MIN - b)) { bad = true; return 0; }
-  return a + b;
-}
-[[maybe_unused]] inline long long isub(bool& bad, long long a, long long b) {
-  if ((b < 0 && a > LLONG_MAX + b) || (b > 0 && a < LLONG_MIN + b)) { bad = true; return 0; }
-  return a - b;
-}
-[[maybe_unused]] inline long long imul(bool& bad, long long a, long long b) {
-  if (a == 0 || b == 0) return 0;
-  if ((a == -1 && b == LLONG_MIN) || (b == -1 && a == LLONG_MIN)) { bad = true; return 0; }
-  const long long r = static_cast<long long>(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
-  if (a != -1 && r / a != b) { bad = true; return 0; }
-  return r;
-}
-[[maybe_unused]] inline long long idiv(bool& bad, long long a, long long b) {
-  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
-  return a / b;
-}
-[[maybe_unused]] inline long long imod(bool& bad, long long a, long long b) {
-  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
-  return a % b;
-}
-[[maybe_unused]] inline long long ineg(bool& bad, long long a) {
-  if (a == LLONG_MIN) { bad = true; return 0; }
-  return -a;
-}
-[[maybe_unused]] inline long long iabs(bool& bad, long long a) { return a < 0 ? ineg(bad, a) : a; }
-[[maybe_unused]] inline double fdiv(bool& bad, double a, double b) {
-  if (b == 0.0) { bad = true; return 0.0; }
-  return a / b;
-}
-[[maybe_unused]] inline double fmod(bool& bad, double a, double b) {
-  if (b == 0.0) { bad = true; return 0.0; }
-  return std::fmod(a, b);
-}
-[[maybe_unused]] inline long long imin(long long a, long long b) { return a < b ? a : b; }
-[[maybe_unused]] inline long long imax(long long a, long long b) { return a < b ? b : a; }
-[[maybe_unused]] inline double fmin(double a, double b) { return b < a ? b : a; }
-[[maybe_unused]] inline double fmax(double a, double b) { return a < b ? b : a; }
-[[maybe_unused]] inline long long iceil_div(bool& bad, long long a, long long b) {
-  if (b == 0 || (a == LLONG_MIN && b == -1)) { bad = true; return 0; }
-  long long q = a / b;
-  if (a % b != 0 && ((a < 0) == (b < 0))) ++q;
-  return q;
-}
-[[maybe_unused]] inline double fceil_div(bool& bad, double a, double b) {
-  if (b == 0.0) { bad = true; return 0.0; }
-  return std::ceil(a / b);
-}
-[[maybe_unused]] inline double fsqrt(bool& bad, double x) {
-  if (x < 0) { bad = true; return 0.0; }
-  return std::sqrt(x);
-}
-[[maybe_unused]] inline double frsqrt(bool& bad, double x) {
-  if (x <= 0) { bad = true; return 0.0; }
-  return 1.0 / std::sqrt(x);
-}
-[[maybe_unused]] inline double flog2(bool& bad, double x) {
-  if (x <= 0) { bad = true; return 0.0; }
-  return std::log2(x);
-}
-[[maybe_unused]] inline long long sizeof_dtype(bool& bad, std::string_view t) {
-  if (t == "f16" || t == "bf16") return 2;
-  if (t == "f32" || t == "i32") return 4;
-  if (t == "f64") return 8;
-  bad = true;
-  return 0;
-}
-// A real that is exactly integral is accepted where an integer is needed (Expr::eval_int).
-[[maybe_unused]] inline long long to_int(bool& bad, double x) {
-  if (!std::isfinite(x) || std::floor(x) != x || std::fabs(x) >= 9.2e18) { bad = true; return 0; }
-  return static_cast<long long>(x);
-}
-[[maybe_unused]] inline long long to_int(bool&, long long x) { return x; }
-}  // namespace kfx
-}  // namespace
-)CXX";
 }
 
 }  // namespace kf::exporter

@@ -34,10 +34,12 @@ CxxExpr translate_expr(const std::string& text, const NameResolver& names);
 std::string cxx_int_literal(int64_t v);
 std::string cxx_real_literal(double v);
 std::string cxx_string_literal(const std::string& s);  // std::string_view("...")
+// "..." with quotes, backslashes and newlines escaped: a C, C++ and Python string literal.
+std::string c_string_literal(const std::string& s);
 std::string cxx_type_name(CxxType t);                   // long long | double | std::string_view
 
 // Definitions of the kfx:: helpers the translated code calls (host-only C++17; placed in an
-// anonymous namespace so several exported files link together).
+// anonymous namespace so several exported files link together): cxx_expr_helpers.cpp.
 std::string cxx_expr_helpers();
 
 // Helpers that turn a translated expression into a checked value of a given kind.

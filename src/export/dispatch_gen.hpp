@@ -18,6 +18,9 @@ namespace kf::exporter {
 // Buffers whose element type differs between kernels are passed as (const) void*.
 // The dispatcher's pointer type for buffer i as its header spells it ("const kforge_f16*", "void*").
 std::string dispatch_pointer_type(const std::vector<KernelModel>& kernels, size_t i);
+// The one target a dispatcher is built for: an arch-specific one (sm_90a) when any kernel needs
+// it, as it also runs the others; else the first kernel's.
+std::string dispatch_arch(const std::vector<KernelModel>& kernels);
 std::string dispatch_signature(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);
 std::string generate_dispatch_header(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);
 std::string generate_dispatch_source(const std::string& dispatch_name, const std::vector<KernelModel>& kernels);

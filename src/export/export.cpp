@@ -159,8 +159,17 @@ void check_input(const ExportInput& in) {
   }
 }
 
-// The CMake target's and the torch op's name: --name, else the family.
+// The CMake target's and the torch op's name: --name, else the family. With several winners
+// also what each kernel's name and the dispatcher's start with.
 std::string export_target(const ExportInput& in) { return in.name.empty() ? c_identifier(in.family->name) : in.name; }
+
+// --arch, else the arch of the device the first winner was measured on.
+std::string target_arch(const ExportInput& in) {
+  if (!in.base_arch.empty()) return in.base_arch;
+  const EvaluationRecord& first = in.winners.front();
+  if (first.device.cc <= 0) fail("no target architecture given and the winner's device has none");
+  return "sm_" + std::to_string(first.device.cc);
+}
 
 // torch/<target>_op.cpp and torch/load.py over the launcher (one kernel) or the dispatcher.
 nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::string& target,
@@ -181,13 +190,11 @@ nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::strin
     flags.insert(flags.end(), extra.begin(), extra.end());
     return flags;
   };
-  std::string dispatcher_arch = models.front().arch;
   for (const auto& m : models) {
     kernels.push_back({m.name + ".cu", flags_for(m.arch, nvcc_flags(m.variant.options))});
     hashes += m.variant.hash;
-    if (m.arch.back() == 'a') dispatcher_arch = m.arch;
   }
-  if (!dispatcher.empty()) kernels.push_back({dispatcher + ".cu", flags_for(dispatcher_arch, {})});
+  if (!dispatcher.empty()) kernels.push_back({dispatcher + ".cu", flags_for(dispatch_arch(models), {})});
   // The dims part of the rule; the constraints (long) stay in manifest.json.
   std::string supported = "the shapes one of the dispatcher's kernels supports (manifest.json)";
   if (dispatcher.empty()) {
@@ -208,6 +215,71 @@ nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::strin
           {"calls", launcher}};
 }
 
+// The exported kernel for one winner: its shape and config checked again on the target, its name.
+KernelModel winner_model(const ExportInput& in, const EvaluationRecord& w, const std::string& base_arch) {
+  const Family& f = *in.family;
+  const Shape shape = validate_shape(f, w.shape);
+  const Config config = validate_config(f, complete_stored_config(f, w.config));
+  const DeviceLimits limits = target_limits(base_arch, w);
+  if (auto bad = violated_constraint(f, config, shape, limits))
+    fail("config " + to_string(config) + " does not satisfy '" + *bad + "' for shape " + to_string(shape) + " on " +
+         base_arch);
+  std::string name = in.winners.size() > 1 ? export_target(in) + "_" + short_shape(f, shape) : in.name;
+  if (name.empty()) name = default_export_name(f, shape);
+  if (!is_c_identifier(name)) fail("derived name '" + name + "' is not a C identifier");
+  try {
+    return make_kernel_model(f, config, shape, name, base_arch, limits, in.defines);
+  } catch (const ExprError& e) {
+    fail(std::string(e.what()));
+  }
+}
+
+// <name>.cu, <name>.h, runners/<name>_runner.cu and <name>.cubin (compiled by NVRTC).
+void write_kernel_files(const ExportInput& in, const KernelModel& m, const EvaluationRecord& w,
+                        const std::string& base_arch, std::vector<std::filesystem::path>& files) {
+  const std::optional<double> measured = w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
+  std::string source, header;
+  try {
+    source = generate_source(m) + generate_workspace_source(m);
+    header = generate_header(m) + generate_workspace_header(m);
+  } catch (const ExprError& e) {
+    fail("cannot translate an expression of " + in.family->name + " to C++: " + std::string(e.what()));
+  }
+  write_file(in.out_dir / (m.name + ".cu"), source, files);
+  write_file(in.out_dir / (m.name + ".h"), header, files);
+  // Runners (each with a main()) in their own folder, so a project can glob the top-level .cu files.
+  write_file(in.out_dir / runners_subdir() / (m.name + "_runner.cu"), generate_runner(m, measured), files);
+
+  const CompiledKernel ck = compile_variant(m.variant, base_arch, nullptr);
+  if (!ck.ok) fail("NVRTC could not compile " + m.name + " for " + m.arch + ": " + first_line(ck.log));
+  const auto cubin = in.out_dir / (m.name + ".cubin");
+  std::error_code ec;
+  std::filesystem::copy_file(ck.cubin_path, cubin, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) fail("cannot copy the cubin to " + cubin.string() + ": " + ec.message());
+  files.push_back(cubin);
+}
+
+// <dname>.cu and <dname>.h over several kernels, and the manifest's "dispatcher".
+nlohmann::json write_dispatcher(const std::filesystem::path& dir, const std::string& dname,
+                                const std::vector<KernelModel>& models, std::vector<std::filesystem::path>& files) {
+  write_file(dir / (dname + ".cu"), generate_dispatch_source(dname, models), files);
+  write_file(dir / (dname + ".h"), generate_dispatch_header(dname, models), files);
+  nlohmann::json order = nlohmann::json::array();
+  for (const auto& m : models) order.push_back(m.name);
+  std::string objects = "nvcc -O3 " + nvcc_arch_flag(dispatch_arch(models)) + " -c " + shell_quote(dname + ".cu");
+  for (const auto& m : models) objects += " " + shell_quote(m.name + ".cu");
+  return {{"name", dname},
+          {"source", dname + ".cu"},
+          {"header", dname + ".h"},
+          {"signature", dispatch_signature(dname, models)},
+          {"kernels", order},
+          {"rule",
+           "kernels whose enum dims equal the call's, nearest first by sum over int dims of "
+           "|log2 x - log2 y| (ties in manifest order); the first launcher that does not return "
+           "cudaErrorInvalidValue runs"},
+          {"commands", {{"object", objects}}}};
+}
+
 }  // namespace
 
 EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape& s) {
@@ -226,14 +298,8 @@ std::string default_export_name(const Family& f, const Shape& s) {
 ExportOutput export_kernels(const ExportInput& in) {
   check_input(in);
   const Family& f = *in.family;
-  const EvaluationRecord& first = in.winners.front();
-  std::string base_arch = in.base_arch;
-  if (base_arch.empty()) {
-    if (first.device.cc <= 0) fail("no target architecture given and the winner's device has none");
-    base_arch = "sm_" + std::to_string(first.device.cc);
-  }
+  const std::string base_arch = target_arch(in);
   const bool several = in.winners.size() > 1;
-  const std::string prefix = in.name.empty() ? c_identifier(f.name) : in.name;
 
   std::error_code ec;
   std::filesystem::create_directories(in.out_dir, ec);
@@ -244,44 +310,9 @@ ExportOutput export_kernels(const ExportInput& in) {
   std::vector<KernelModel> models;
   nlohmann::json kernels = nlohmann::json::array();
   for (const EvaluationRecord& w : in.winners) {
-    const Shape shape = validate_shape(f, w.shape);
-    const Config config = validate_config(f, complete_stored_config(f, w.config));
-    const DeviceLimits limits = target_limits(base_arch, w);
-    if (auto bad = violated_constraint(f, config, shape, limits))
-      fail("config " + to_string(config) + " does not satisfy '" + *bad + "' for shape " + to_string(shape) + " on " +
-           base_arch);
-    std::string name = several ? prefix + "_" + short_shape(f, shape) : in.name;
-    if (name.empty()) name = default_export_name(f, shape);
-    if (!is_c_identifier(name)) fail("derived name '" + name + "' is not a C identifier");
-
-    KernelModel m;
-    try {
-      m = make_kernel_model(f, config, shape, name, base_arch, limits, in.defines);
-    } catch (const ExprError& e) {
-      fail(std::string(e.what()));
-    }
-    if (in.torch && models.empty()) make_torch_op_model(export_target(in), name, {m});  // refuses before writing
-    const std::optional<double> measured =
-        w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
-    std::string source, header;
-    try {
-      source = generate_source(m) + generate_workspace_source(m);
-      header = generate_header(m) + generate_workspace_header(m);
-    } catch (const ExprError& e) {
-      fail("cannot translate an expression of " + f.name + " to C++: " + std::string(e.what()));
-    }
-    write_file(in.out_dir / (name + ".cu"), source, out.files);
-    write_file(in.out_dir / (name + ".h"), header, out.files);
-    // Runners (each with a main()) in their own folder, so a project can glob the top-level .cu files.
-    write_file(in.out_dir / runners_subdir() / (name + "_runner.cu"), generate_runner(m, measured), out.files);
-
-    const CompiledKernel ck = compile_variant(m.variant, base_arch, nullptr);
-    if (!ck.ok) fail("NVRTC could not compile " + name + " for " + m.arch + ": " + first_line(ck.log));
-    const auto cubin = in.out_dir / (name + ".cubin");
-    std::filesystem::copy_file(ck.cubin_path, cubin, std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec) fail("cannot copy the cubin to " + cubin.string() + ": " + ec.message());
-    out.files.push_back(cubin);
-
+    KernelModel m = winner_model(in, w, base_arch);
+    if (in.torch && models.empty()) make_torch_op_model(export_target(in), m.name, {m});  // refuses before writing
+    write_kernel_files(in, m, w, base_arch, out.files);
     kernels.push_back(kernel_entry(m, w, in.defines));
     models.push_back(std::move(m));
   }
@@ -295,40 +326,18 @@ ExportOutput export_kernels(const ExportInput& in) {
   man["arch"] = models.front().arch;
   man["kernels"] = kernels;
   man["dispatcher"] = nullptr;
+  const std::string dispatcher = several ? export_target(in) + "_dispatch" : std::string();
   if (several) {
-    const std::string dname = prefix + "_dispatch";
-    write_file(in.out_dir / (dname + ".cu"), generate_dispatch_source(dname, models), out.files);
-    write_file(in.out_dir / (dname + ".h"), generate_dispatch_header(dname, models), out.files);
-    nlohmann::json order = nlohmann::json::array();
-    for (const auto& m : models) order.push_back(m.name);
-    // One target for all: an arch-specific one (sm_90a) when any kernel needs it, as it also runs the others.
-    std::string arch = models.front().arch;
-    for (const auto& m : models)
-      if (m.arch.back() == 'a') arch = m.arch;
-    std::string objects = "nvcc -O3 " + nvcc_arch_flag(arch) + " -c " + shell_quote(dname + ".cu");
-    for (const auto& m : models) objects += " " + shell_quote(m.name + ".cu");
-    man["dispatcher"] = {{"name", dname},
-                         {"source", dname + ".cu"},
-                         {"header", dname + ".h"},
-                         {"signature", dispatch_signature(dname, models)},
-                         {"kernels", order},
-                         {"rule",
-                          "kernels whose enum dims equal the call's, nearest first by sum over int dims of "
-                          "|log2 x - log2 y| (ties in manifest order); the first launcher that does not return "
-                          "cudaErrorInvalidValue runs"},
-                         {"commands", {{"object", objects}}}};
+    man["dispatcher"] = write_dispatcher(in.out_dir, dispatcher, models, out.files);
   } else {
     for (const auto& [k, v] : kernels.front().items()) man[k] = v;
   }
   // The folder as a CMake subproject: add_subdirectory() gives kforge::<prefix>.
   const std::string target = export_target(in);
-  write_file(in.out_dir / "CMakeLists.txt",
-             generate_cmake(target, models, several ? prefix + "_dispatch" : std::string()), out.files);
+  write_file(in.out_dir / "CMakeLists.txt", generate_cmake(target, models, dispatcher), out.files);
   man["cmake"] = {{"file", "CMakeLists.txt"}, {"target", "kforge::" + target}, {"library", "kforge_" + target},
                   {"runners_option", "KFORGE_" + upper_case(target) + "_RUNNERS"}};
-  man["torch"] = in.torch ? write_torch_op(in.out_dir, target, models, several ? prefix + "_dispatch" : std::string(),
-                                          out.files)
-                          : nlohmann::json();
+  man["torch"] = in.torch ? write_torch_op(in.out_dir, target, models, dispatcher, out.files) : nlohmann::json();
   man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
   write_file(in.out_dir / "manifest.json", man.dump(2) + "\n", out.files);
   return out;

@@ -5,16 +5,13 @@
 #include <stdexcept>
 
 #include "eval/tensor_map.hpp"
+#include "export/dtype_names.hpp"
 #include "util/hash.hpp"
 
 namespace kf::exporter {
 
 std::string ctype_of(const std::string& dtype) {
-  if (dtype == "f16") return "__half";
-  if (dtype == "bf16") return "__nv_bfloat16";
-  if (dtype == "f32") return "float";
-  if (dtype == "f64") return "double";
-  if (dtype == "i32") return "int";
+  if (const DtypeNames* n = dtype_names(dtype)) return n->ctype;
   throw std::runtime_error("export: unknown buffer dtype '" + dtype + "' (known: f16, bf16, f32, f64, i32)");
 }
 
@@ -98,6 +95,18 @@ nlohmann::json tensor_map_entry(const ArgSpec& a, size_t index, const std::vecto
 }
 
 }  // namespace
+
+const ExportBuffer& KernelModel::buffer(const std::string& buffer_name) const {
+  for (const auto& b : buffers)
+    if (b.name == buffer_name) return b;
+  throw std::runtime_error("export: kernel argument names unknown buffer '" + buffer_name + "'");
+}
+
+bool KernelModel::has_tensor_maps() const {
+  for (const ArgSpec& a : family->kernel.args)
+    if (a.kind == ArgSpec::Kind::TensorMap) return true;
+  return false;
+}
 
 KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, const std::string& name,
                               const std::string& base_arch, const DeviceLimits& limits,

@@ -36,6 +36,9 @@ struct KernelModel {
   nlohmann::json args;                // resolved kernel arguments, in kernel order
 
   std::string entry() const { return name + "_kernel"; }
+  // The buffer a kernel argument names; throws std::runtime_error for an unknown one.
+  const ExportBuffer& buffer(const std::string& buffer_name) const;
+  bool has_tensor_maps() const;
 };
 
 // C type of a buffer element; throws std::runtime_error for an unknown dtype.

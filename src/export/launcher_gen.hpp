@@ -1,7 +1,7 @@
 // Generates an exported kernel's `<name>.cu` (kernel source + host launcher) and `<name>.h`
 // (its C ABI). The launcher re-checks, for the shape it is called with, everything kforge
 // checked before timing the kernel: dim ranges, specialized dims, buffer dtypes, the family's
-// derived values and constraints, launch geometry and scalar arguments.
+// derived values and constraints, launch geometry and scalar arguments (the plan: plan_gen.hpp).
 #pragma once
 #include <string>
 
@@ -19,14 +19,6 @@ std::string launcher_signature(const KernelModel& m, const std::string& prefix =
 std::string dims_parameters(const Family& f, const std::string& prefix);
 // "int <name>_supports(long long S, const char* dtype, const kforge_device_info* device)"
 std::string supports_signature(const KernelModel& m, const std::string& prefix = "");
-
-// The kforge_device_info struct, shared by every exported header (guarded).
-std::string device_info_decl();
-// Host code that reads the current device's limits into a kforge_device_info (cached per
-// device), and the smem opt-in cache. Used by launchers.
-std::string device_query_code();
-// Fields of kforge_device_info in order, with their device.* names.
-const std::vector<std::string>& device_fields();
 
 // The supported-shape rule as data and as one line of words.
 nlohmann::json supported_rule(const KernelModel& m);

@@ -106,4 +106,18 @@ std::string cu_tensor_map_swizzle(int bytes) {
   throw std::runtime_error("export: tensor map swizzle " + std::to_string(bytes) + " is not 0, 32, 64 or 128");
 }
 
+namespace {
+
+std::string joined_texts(const std::vector<Expr>& exprs) {
+  std::string out;
+  for (const Expr& e : exprs) out += (out.empty() ? "" : ", ") + e.text();
+  return out;
+}
+
+}  // namespace
+
+std::string tensor_map_geometry(const ArgSpec& a) {
+  return "dims {" + joined_texts(a.dims) + "}, box {" + joined_texts(a.box) + "}, swizzle " + std::to_string(a.swizzle);
+}
+
 }  // namespace kf::exporter

@@ -5,6 +5,8 @@
 #pragma once
 #include <string>
 
+#include "family/family.hpp"
+
 namespace kf::exporter {
 
 // Host C++17 defining, in the including file's namespace:
@@ -23,5 +25,9 @@ std::string tensor_map_includes();
 std::string cu_tensor_map_data_type(const std::string& dtype);
 // "CU_TENSOR_MAP_SWIZZLE_128B" for 128 (0, 32, 64 likewise); throws std::runtime_error otherwise.
 std::string cu_tensor_map_swizzle(int bytes);
+
+// "dims {D, S, B * H}, box {64, BLOCK_N, 1}, swizzle 128": a tensor_map argument as the spec
+// writes it, for the comments of the generated code.
+std::string tensor_map_geometry(const ArgSpec& a);
 
 }  // namespace kf::exporter

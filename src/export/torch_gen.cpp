@@ -2,24 +2,12 @@
 
 #include <sstream>
 
+#include "export/cxx_expr.hpp"
 #include "export/launcher_abi.hpp"
 
 namespace kf::exporter {
 
 namespace {
-
-std::string quoted(const std::string& s) {  // a C++ and Python string literal
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 bool is_int_dim(const TorchDim& d) { return !d.spec->is_enum; }
 
@@ -75,7 +63,7 @@ std::string check_function(const TorchOpModel& op) {
        "const std::string& kfx_text(const std::string& v) { return v; }\n\n";
   o << "std::string kfx_shape_text(const kfx_shape& s) {\n  std::ostringstream o;\n  o";
   for (size_t i = 0; i < op.dims.size(); ++i)
-    o << " << " << quoted((i ? "," : "") + op.dims[i].spec->name + "=") << " << kfx_text(s." << op.dims[i].spec->name
+    o << " << " << c_string_literal((i ? "," : "") + op.dims[i].spec->name + "=") << " << kfx_text(s." << op.dims[i].spec->name
       << ")";
   o << ";\n  return o.str();\n}\n\n";
 
@@ -99,7 +87,7 @@ std::string check_function(const TorchOpModel& op) {
     if (d.spec->is_enum) {
       std::string cond, names;
       for (const auto& c : d.spec->choices) {
-        cond += (cond.empty() ? "" : " || ") + std::string("s.") + n + " == " + quoted(c);
+        cond += (cond.empty() ? "" : " || ") + std::string("s.") + n + " == " + c_string_literal(c);
         names += (names.empty() ? "" : ", ") + c;
       }
       o << "  TORCH_CHECK(" << (cond.empty() ? "false" : cond) << ", kfx_op, \": " << n << " is '\", s." << n
@@ -257,8 +245,8 @@ std::string generate_torch_op(const TorchOpModel& op, const std::string& header,
     << "#include <ATen/ATen.h>\n#include <ATen/cuda/CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
     << "#include <torch/library.h>\n\n#include <cstdint>\n#include <sstream>\n#include <string>\n#include <tuple>\n\n"
     << "#include \"" << header << "\"\n\nnamespace {\n\n"
-    << "constexpr const char* kfx_op = " << quoted("kforge::" + op.op) << ";\n"
-    << "constexpr const char* kfx_supported = " << quoted(supported) << ";\n\n"
+    << "constexpr const char* kfx_op = " << c_string_literal("kforge::" + op.op) << ";\n"
+    << "constexpr const char* kfx_supported = " << c_string_literal(supported) << ";\n\n"
     << kHelpers << check_function(op);
   o << "void kfx_check_launch(cudaError_t e, const kfx_shape& s) {\n"
     << "  TORCH_CHECK(e != cudaErrorInvalidValue, kfx_op, \": shape \", kfx_shape_text(s),\n"
@@ -268,9 +256,9 @@ std::string generate_torch_op(const TorchOpModel& op, const std::string& header,
     << "  TORCH_CHECK(e == cudaSuccess, kfx_op, \": the launch failed: \", cudaGetErrorString(e));\n}\n\n";
   o << meta_function(op) << cuda_function(op) << "}  // namespace\n\n";
   // A fragment, not TORCH_LIBRARY: exports of several families load into one process side by side.
-  o << "TORCH_LIBRARY_FRAGMENT(kforge, m) { m.def(" << quoted(op.schema) << "); }\n"
-    << "TORCH_LIBRARY_IMPL(kforge, CUDA, m) { m.impl(" << quoted(op.op) << ", &kfx_cuda); }\n"
-    << "TORCH_LIBRARY_IMPL(kforge, Meta, m) { m.impl(" << quoted(op.op) << ", &kfx_meta); }\n";
+  o << "TORCH_LIBRARY_FRAGMENT(kforge, m) { m.def(" << c_string_literal(op.schema) << "); }\n"
+    << "TORCH_LIBRARY_IMPL(kforge, CUDA, m) { m.impl(" << c_string_literal(op.op) << ", &kfx_cuda); }\n"
+    << "TORCH_LIBRARY_IMPL(kforge, Meta, m) { m.impl(" << c_string_literal(op.op) << ", &kfx_meta); }\n";
   return o.str();
 }
 
@@ -364,7 +352,7 @@ if __name__ == "__main__":
 
 std::string python_list(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + quoted(s);
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + c_string_literal(s);
   return "[" + out + "]";
 }
 
@@ -386,10 +374,10 @@ std::string generate_torch_loader(const TorchOpModel& op,
     << "torch.utils.cpp_extension.load (or, without ninja, by one compiler call with torch's paths).\n\"\"\"\n"
     << "import os\nimport shutil\nimport subprocess\nimport sys\n\n"
     << "HERE = os.path.dirname(os.path.abspath(__file__))\nEXPORT = os.path.dirname(HERE)\n"
-    << "OP = " << quoted(op.op) << "\nSCHEMA = " << quoted(op.schema) << "\n"
-    << "SOURCE = " << quoted(op.op + "_op.cpp") << "\nEXTENSION = " << quoted(extension) << "\n"
+    << "OP = " << c_string_literal(op.op) << "\nSCHEMA = " << c_string_literal(op.schema) << "\n"
+    << "SOURCE = " << c_string_literal(op.op + "_op.cpp") << "\nEXTENSION = " << c_string_literal(extension) << "\n"
     << "KERNELS = [  # (source, nvcc flags): the CMakeLists.txt beside them builds them alike\n";
-  for (const auto& [source, flags] : kernels) o << "    (" << quoted(source) << ", " << python_list(flags) << "),\n";
+  for (const auto& [source, flags] : kernels) o << "    (" << c_string_literal(source) << ", " << python_list(flags) << "),\n";
   o << "]\n" << kLoaderBody;
   return o.str();
 }

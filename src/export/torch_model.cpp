@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "export/dispatch_gen.hpp"
+#include "export/dtype_names.hpp"
 #include "export/launcher_abi.hpp"
 
 namespace kf::exporter {
@@ -66,21 +67,13 @@ std::string pointer_type_for(const std::vector<KernelModel>& ks, size_t i) {
 }  // namespace
 
 std::string aten_scalar_type(const std::string& dtype) {
-  if (dtype == "f16") return "at::kHalf";
-  if (dtype == "bf16") return "at::kBFloat16";
-  if (dtype == "f32") return "at::kFloat";
-  if (dtype == "f64") return "at::kDouble";
-  if (dtype == "i32") return "at::kInt";
-  return "";
+  const DtypeNames* n = dtype_names(dtype);
+  return n ? n->aten : "";
 }
 
 std::string python_dtype(const std::string& dtype) {
-  if (dtype == "f16") return "torch.float16";
-  if (dtype == "bf16") return "torch.bfloat16";
-  if (dtype == "f32") return "torch.float32";
-  if (dtype == "f64") return "torch.float64";
-  if (dtype == "i32") return "torch.int32";
-  return "";
+  const DtypeNames* n = dtype_names(dtype);
+  return n ? n->python : "";
 }
 
 const TorchTensor* TorchOpModel::first_input() const {
@@ -89,72 +82,67 @@ const TorchTensor* TorchOpModel::first_input() const {
   return nullptr;
 }
 
-TorchOpModel make_torch_op_model(const std::string& op, const std::string& launcher, const std::vector<KernelModel>& ks) {
-  const KernelModel& k0 = ks.front();
-  const Family& f = *k0.family;
-  TorchOpModel m;
-  m.op = op;
-  m.launcher = launcher;
-  for (size_t i = 0; i < k0.buffers.size(); ++i) {
-    const BufferSpec& b = *k0.buffers[i].spec;
-    TorchTensor t;
-    t.name = b.name;
-    t.role = b.role;
-    t.pointer_type = pointer_type_for(ks, i);
-    bool is_dim = false;
-    const std::string dt = dtype_of(f, b, is_dim);
-    (is_dim ? t.dtype_dim : t.dtype) = dt;
-    if (b.role == BufferRole::Scratch) {
-      ++m.scratch_count;
-    } else {
-      auto dims = dims_product(f, b.count.text());
-      if (!dims)
-        refuse("buffer " + b.name + " has " + b.count.text() +
-               " elements: the op needs each input and output shaped by a product of int dims (as 'B * H * S * D')");
-      t.dims = *dims;
-    }
-    m.buffers.push_back(t);
-  }
-  if (!m.first_input()) refuse("family " + f.name + " has no input buffer");
+namespace {
 
-  std::set<std::string> names;
-  for (const auto& t : m.buffers)
-    if (t.role == BufferRole::Input) names.insert(t.name);
-  for (const DimSpec& d : f.dims) {
-    TorchDim td;
-    td.spec = &d;
-    for (const auto& t : m.buffers) {
-      if (t.role != BufferRole::Input) continue;
-      if (d.is_enum && t.dtype_dim == d.name) {
-        for (const auto& c : d.choices)
-          if (aten_scalar_type(c).empty()) refuse("enum dim " + d.name + " gives a dtype but has value '" + c + "'");
-        td.source = TorchDim::Source::InputDtype;
+// An enum dim that gives a tensor's dtype must name a dtype torch has with each of its values.
+void check_dtype_choices(const DimSpec& d) {
+  for (const auto& c : d.choices)
+    if (aten_scalar_type(c).empty()) refuse("enum dim " + d.name + " gives a dtype but has value '" + c + "'");
+}
+
+// Buffer i of the kernels as the op sees it: its dtype, and the shape an input or output has.
+TorchTensor torch_tensor(const std::vector<KernelModel>& ks, size_t i) {
+  const Family& f = *ks.front().family;
+  const BufferSpec& b = *ks.front().buffers[i].spec;
+  TorchTensor t;
+  t.name = b.name;
+  t.role = b.role;
+  t.pointer_type = pointer_type_for(ks, i);
+  bool is_dim = false;
+  const std::string dt = dtype_of(f, b, is_dim);
+  (is_dim ? t.dtype_dim : t.dtype) = dt;
+  if (b.role != BufferRole::Scratch) {
+    auto dims = dims_product(f, b.count.text());
+    if (!dims)
+      refuse("buffer " + b.name + " has " + b.count.text() +
+             " elements: the op needs each input and output shaped by a product of int dims (as 'B * H * S * D')");
+    t.dims = *dims;
+  }
+  return t;
+}
+
+// Where the op gets dim d: an input's dtype or axis, else an argument (then one more name in
+// `arguments`, which must stay unique).
+TorchDim torch_dim(const DimSpec& d, const TorchOpModel& m, const Shape& exported, std::set<std::string>& arguments) {
+  TorchDim td;
+  td.spec = &d;
+  for (const auto& t : m.buffers) {
+    if (t.role != BufferRole::Input) continue;
+    if (d.is_enum && t.dtype_dim == d.name) {
+      check_dtype_choices(d);
+      td.source = TorchDim::Source::InputDtype;
+      td.tensor = t.name;
+      break;
+    }
+    for (size_t a = 0; !d.is_enum && a < t.dims.size(); ++a)
+      if (t.dims[a] == d.name) {
+        td.source = TorchDim::Source::InputAxis;
         td.tensor = t.name;
+        td.axis = static_cast<int>(a);
         break;
       }
-      for (size_t a = 0; !d.is_enum && a < t.dims.size(); ++a)
-        if (t.dims[a] == d.name) {
-          td.source = TorchDim::Source::InputAxis;
-          td.tensor = t.name;
-          td.axis = static_cast<int>(a);
-          break;
-        }
-      if (td.source != TorchDim::Source::Argument) break;
-    }
-    if (td.source == TorchDim::Source::Argument) {
-      td.is_bool = !d.is_enum && d.min == 0 && d.max == 1;
-      td.default_value = schema_default(d, k0.shape.at(d.name), td.is_bool);
-      if (!names.insert(d.name).second) refuse("dim " + d.name + " and a buffer would be two arguments of one name");
-    }
-    m.dims.push_back(td);
+    if (td.source != TorchDim::Source::Argument) break;
   }
-  for (const auto& t : m.buffers)
-    if (t.role == BufferRole::Output && !t.dtype_dim.empty())
-      for (const auto& d : m.dims)
-        if (d.spec->name == t.dtype_dim && d.source == TorchDim::Source::Argument)
-          for (const auto& c : d.spec->choices)
-            if (aten_scalar_type(c).empty()) refuse("enum dim " + d.spec->name + " gives a dtype but has value '" + c + "'");
+  if (td.source == TorchDim::Source::Argument) {
+    td.is_bool = !d.is_enum && d.min == 0 && d.max == 1;
+    td.default_value = schema_default(d, exported.at(d.name), td.is_bool);
+    if (!arguments.insert(d.name).second) refuse("dim " + d.name + " and a buffer would be two arguments of one name");
+  }
+  return td;
+}
 
+// "op(Tensor Q, ..., bool causal=False) -> Tensor": inputs, then the dims taken as arguments.
+std::string op_schema(const TorchOpModel& m, const std::string& family) {
   std::string args, outs;
   int outputs = 0;
   for (const auto& t : m.buffers)
@@ -169,8 +157,34 @@ TorchOpModel make_torch_op_model(const std::string& op, const std::string& launc
       outs += (outs.empty() ? "" : ", ") + std::string("Tensor");
       ++outputs;
     }
-  if (outputs == 0) refuse("family " + f.name + " has no output buffer");
-  m.schema = op + "(" + args + ") -> " + (outputs == 1 ? outs : "(" + outs + ")");
+  if (outputs == 0) refuse("family " + family + " has no output buffer");
+  return m.op + "(" + args + ") -> " + (outputs == 1 ? outs : "(" + outs + ")");
+}
+
+}  // namespace
+
+TorchOpModel make_torch_op_model(const std::string& op, const std::string& launcher, const std::vector<KernelModel>& ks) {
+  const KernelModel& k0 = ks.front();
+  const Family& f = *k0.family;
+  TorchOpModel m;
+  m.op = op;
+  m.launcher = launcher;
+  for (size_t i = 0; i < k0.buffers.size(); ++i) {
+    m.buffers.push_back(torch_tensor(ks, i));
+    if (m.buffers.back().role == BufferRole::Scratch) ++m.scratch_count;
+  }
+  if (!m.first_input()) refuse("family " + f.name + " has no input buffer");
+
+  std::set<std::string> arguments;  // the schema's names: inputs, then dims taken as arguments
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Input) arguments.insert(t.name);
+  for (const DimSpec& d : f.dims) m.dims.push_back(torch_dim(d, m, k0.shape, arguments));
+  // An output typed by a dim the caller passes: every value the caller may pass must be a dtype.
+  for (const auto& t : m.buffers)
+    if (t.role == BufferRole::Output && !t.dtype_dim.empty())
+      for (const auto& d : m.dims)
+        if (d.spec->name == t.dtype_dim && d.source == TorchDim::Source::Argument) check_dtype_choices(*d.spec);
+  m.schema = op_schema(m, f.name);
   return m;
 }
 

@@ -6,37 +6,11 @@
 
 #include "export/cxx_expr.hpp"
 #include "export/launcher_gen.hpp"
+#include "export/plan_names.hpp"
 
 namespace kf::exporter {
 
 namespace {
-
-// Params are baked literals, dims the d_ arguments, derived values locals, device.* the
-// export target's limits (kfx_target): the names the launcher's plan uses.
-class WorkspaceNames {
- public:
-  explicit WorkspaceNames(const KernelModel& m) : m_(m) {}
-  void define_derived(const std::string& name, CxxType t) { derived_.push_back({name, t}); }
-  std::optional<CxxExpr> operator()(const std::string& name) const {
-    for (auto it = derived_.rbegin(); it != derived_.rend(); ++it)
-      if (it->first == name) return CxxExpr{"v_" + name, it->second};
-    if (auto c = m_.config.find(name); c != m_.config.end()) {
-      const Value& v = c->second;
-      if (is_string(v)) return CxxExpr{cxx_string_literal(std::get<std::string>(v)), CxxType::Str};
-      if (is_int(v)) return CxxExpr{cxx_int_literal(std::get<int64_t>(v)), CxxType::Int};
-      return CxxExpr{cxx_real_literal(std::get<double>(v)), CxxType::Real};
-    }
-    if (const DimSpec* d = m_.family->dim(name)) return CxxExpr{"d_" + name, d->is_enum ? CxxType::Str : CxxType::Int};
-    if (name.rfind("device.", 0) == 0)
-      for (const auto& f : device_fields())
-        if (f == name.substr(7)) return CxxExpr{"dev." + f, CxxType::Int};
-    return std::nullopt;
-  }
-
- private:
-  const KernelModel& m_;
-  std::vector<std::pair<std::string, CxxType>> derived_;
-};
 
 bool has_scratch(const KernelModel& m) {
   for (const auto& b : m.buffers)
@@ -80,9 +54,8 @@ std::string generate_workspace_header(const KernelModel& m) {
 
 std::string generate_workspace_source(const KernelModel& m) {
   const Family& f = *m.family;
-  WorkspaceNames names(m);
-  const NameResolver tr_names = [&](const std::string& n) { return names(n); };
-  auto tr = [&](const Expr& e) { return translate_expr(e.text(), tr_names); };
+  // The plan's names, with device.* read from the export target's limits (kfx_target).
+  PlanNames names(m);
   std::ostringstream o;
   o << "\n// ---- workspace query ----\nnamespace {\n\nsize_t kfx_workspace(";
   std::string params, args;
@@ -96,18 +69,12 @@ std::string generate_workspace_source(const KernelModel& m) {
     o << "  (void)offsets;\n  return 0;  // no scratch buffer\n}\n\n}  // namespace\n\n";
   } else {
     o << "  bool kfx_bad = false;\n  const kforge_device_info& dev = kfx_target;\n  (void)dev;\n";
-    for (const NamedExpr& d : f.derived) {
-      const CxxExpr e = tr(d.expr);
-      o << "  const " << cxx_type_name(e.type) << " v_" << d.name << " = " << e.code << ";  // " << d.expr.text() << "\n"
-        << "  (void)v_" << d.name << ";\n";
-      names.define_derived(d.name, e.type);
-    }
-    o << "  if (kfx_bad) return SIZE_MAX;\n  size_t total = 0;\n";
+    o << derived_locals(f, names) << "  if (kfx_bad) return SIZE_MAX;\n  size_t total = 0;\n";
     int index = 0;
     for (const auto& b : m.buffers) {
       if (b.role != BufferRole::Scratch) continue;
       o << "  {  // " << b.name << ": " << b.spec->count.text() << " elements of " << b.ctype << "\n"
-        << "    const long long n = " << cxx_as_int(tr(b.spec->count)) << ";\n"
+        << "    const long long n = " << cxx_as_int(names.translate(b.spec->count)) << ";\n"
         << "    if (kfx_bad || n < 0) return SIZE_MAX;\n"
         << "    if (offsets) offsets[" << index++ << "] = total;\n"
         << "    total += (static_cast<size_t>(n) * sizeof(" << b.ctype << ") + 255) / 256 * 256;\n  }\n";

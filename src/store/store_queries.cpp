@@ -22,6 +22,25 @@ constexpr const char* kCampaignSelect = R"sql(
   LEFT JOIN devices d ON d.id = c.device_id
 )sql";
 
+// The stored ids a read of one shape filters on: the shape's, and the device's where one is
+// given. nullopt when either is not stored: the read has no rows.
+struct ShapeIds {
+  int64_t shape = 0;
+  std::optional<int64_t> device;
+};
+
+std::optional<ShapeIds> find_shape_ids(Store::Impl& impl, const std::string& family, const Shape& shape,
+                                       const std::optional<DeviceKey>& device) {
+  const auto shape_id = impl.find_shape(family, shape);
+  if (!shape_id) return std::nullopt;
+  ShapeIds ids{*shape_id, std::nullopt};
+  if (device) {
+    ids.device = impl.find_device(*device);
+    if (!ids.device) return std::nullopt;
+  }
+  return ids;
+}
+
 }  // namespace
 
 // ---- campaigns ----
@@ -90,26 +109,21 @@ std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape&
   Lock lock(impl_->mu);
   if (k == 0) return {};
   sql::ReadTransaction rt(impl_->db);
-  auto shape_id = impl_->find_shape(family, shape);
-  if (!shape_id) return {};
-  std::optional<int64_t> device_id;
-  if (device) {
-    device_id = impl_->find_device(*device);
-    if (!device_id) return {};
-  }
+  const auto ids = find_shape_ids(*impl_, family, shape, device);
+  if (!ids) return {};
   // One row per config: its fastest ok evaluation (ties: the earliest), then the k fastest.
   std::string sql = R"sql(
     WITH ranked AS (
       SELECT id, ROW_NUMBER() OVER (PARTITION BY config_id ORDER BY median_us, id) AS rn
       FROM evaluations
       WHERE shape_id = ? AND status = 'ok' AND median_us IS NOT NULL)sql";
-  if (device_id) sql += " AND device_id = ?";
+  if (ids->device) sql += " AND device_id = ?";
   sql += ")\n" + std::string(Impl::kEvaluationSelect) +
          " JOIN ranked r ON r.id = e.id WHERE r.rn = 1 ORDER BY e.median_us, e.id LIMIT ?";
   sql::Stmt q(impl_->db, sql);
   int i = 1;
-  q.bind(i++, *shape_id);
-  if (device_id) q.bind(i++, *device_id);
+  q.bind(i++, ids->shape);
+  if (ids->device) q.bind(i++, *ids->device);
   const auto max = static_cast<size_t>(std::numeric_limits<int64_t>::max());
   q.bind(i++, static_cast<int64_t>(k < max ? k : max));
   std::vector<EvaluationRecord> out;
@@ -128,13 +142,12 @@ std::set<std::string> Store::evaluated_config_keys(const std::string& family, co
                                                    const DeviceKey& device) const {
   Lock lock(impl_->mu);
   sql::ReadTransaction rt(impl_->db);
-  auto shape_id = impl_->find_shape(family, shape);
-  auto device_id = impl_->find_device(device);
-  if (!shape_id || !device_id) return {};
+  const auto ids = find_shape_ids(*impl_, family, shape, device);
+  if (!ids) return {};
   sql::Stmt q(impl_->db, R"sql(
     SELECT DISTINCT c.key FROM evaluations e JOIN configs c ON c.id = e.config_id
     WHERE e.shape_id = ? AND e.device_id = ? AND e.status != 'interrupted')sql");
-  q.bind(1, *shape_id).bind(2, *device_id);
+  q.bind(1, ids->shape).bind(2, *ids->device);
   std::set<std::string> out;
   while (q.step()) out.insert(q.text(0));
   return out;
@@ -144,14 +157,13 @@ std::map<std::string, int> Store::interrupted_counts(const std::string& family, 
                                                      const DeviceKey& device) const {
   Lock lock(impl_->mu);
   sql::ReadTransaction rt(impl_->db);
-  auto shape_id = impl_->find_shape(family, shape);
-  auto device_id = impl_->find_device(device);
-  if (!shape_id || !device_id) return {};
+  const auto ids = find_shape_ids(*impl_, family, shape, device);
+  if (!ids) return {};
   sql::Stmt q(impl_->db, R"sql(
     SELECT c.key, count(*) FROM evaluations e JOIN configs c ON c.id = e.config_id
     WHERE e.shape_id = ? AND e.device_id = ? AND e.status = 'interrupted'
     GROUP BY c.key)sql");
-  q.bind(1, *shape_id).bind(2, *device_id);
+  q.bind(1, ids->shape).bind(2, *ids->device);
   std::map<std::string, int> out;
   while (q.step()) out[q.text(0)] = q.int32(1);
   return out;
@@ -190,13 +202,8 @@ std::vector<BaselineRecord> Store::baselines(const std::string& family, const Sh
                                              const std::optional<DeviceKey>& device) const {
   Lock lock(impl_->mu);
   sql::ReadTransaction rt(impl_->db);
-  auto shape_id = impl_->find_shape(family, shape);
-  if (!shape_id) return {};
-  std::optional<int64_t> device_id;
-  if (device) {
-    device_id = impl_->find_device(*device);
-    if (!device_id) return {};
-  }
+  const auto ids = find_shape_ids(*impl_, family, shape, device);
+  if (!ids) return {};
   std::string sql = R"sql(
     SELECT f.name, s.json, d.name, d.cc, d.sm_count, d.driver, b.backend, b.median_us,
            b.extra_json, b.created_at
@@ -205,11 +212,11 @@ std::vector<BaselineRecord> Store::baselines(const std::string& family, const Sh
     JOIN shapes s ON s.id = b.shape_id
     JOIN devices d ON d.id = b.device_id
     WHERE b.shape_id = ?)sql";
-  if (device_id) sql += " AND b.device_id = ?";
+  if (ids->device) sql += " AND b.device_id = ?";
   sql += " ORDER BY b.backend, b.created_at DESC, b.id DESC";
   sql::Stmt q(impl_->db, sql);
-  q.bind(1, *shape_id);
-  if (device_id) q.bind(2, *device_id);
+  q.bind(1, ids->shape);
+  if (ids->device) q.bind(2, *ids->device);
   std::vector<BaselineRecord> out;
   while (q.step()) {
     BaselineRecord b;
