@@ -2,9 +2,9 @@
 // config. Breeding moves a parameter by one index step at a time, or anywhere at random: on a
 // smooth landscape (pnpoly's tile_size falls steadily towards its largest value) that needs
 // many generations to walk downhill. A compass poll tries the best config with one ordered
-// parameter moved by a step that starts at a fraction of its range and halves after a full
-// round of polls around the same best found nothing better, as a derivative-free local
-// minimiser (COBYLA in Kernel Tuner's dual annealing) does in a continuous space.
+// parameter moved by a step that starts at a fraction of its range and halves after each full
+// round of polls (every direction once), as a derivative-free local minimiser (COBYLA in
+// Kernel Tuner's dual annealing) shrinks its step in a continuous space.
 #pragma once
 #include <cstddef>
 #include <functional>
