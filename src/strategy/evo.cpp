@@ -18,12 +18,17 @@
 // that a mutated ordered parameter takes any value instead of a neighbouring one),
 // immigrate_after (3 stalled generations; 0 turns immigrants off), screen (4: candidate
 // children bred per place in a generation, the one the surrogate predicts fastest kept; 1
-// turns the surrogate off).
+// turns the surrogate off), initial (population: random configs in the first generation, besides
+// seeds), offspring (population: configs bred per later generation), pattern (4: compass polls
+// around the best per generation, pattern.hpp; 0 turns them off), pattern_step (1.0: the
+// poll's first step as a fraction of each ordered parameter's range, so the first round tries
+// both ends of each), pattern_rank (1: the surrogate orders each round's polls; 0: parameter order).
 #include <algorithm>
 #include <cmath>
 #include <deque>
 
 #include "strategy/common.hpp"
+#include "strategy/pattern.hpp"
 #include "strategy/strategies.hpp"
 #include "strategy/surrogate.hpp"
 
@@ -42,7 +47,8 @@ class Evo final : public Strategy {
       : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")), model_(*ctx.space) {
     Options o("evo", ctx.options,
               {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
-               "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen"});
+               "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen", "initial", "offspring",
+               "pattern", "pattern_step", "pattern_rank"});
     // 8 rather than 16: replays on spaces of 500-6000 configs (tests/unit/test_strategy_quality)
     // reach 1.05x the optimum sooner, most of all where a 10% budget is only ~50 evaluations
     // and a 16-config random first generation would spend a third of it.
@@ -58,10 +64,25 @@ class Evo final : public Strategy {
     jump_ = o.get_double("jump", 0.3, 0.0, 1.0);
     immigrate_after_ = static_cast<size_t>(o.get_int("immigrate_after", 3, 0, 1000000));
     screen_ = static_cast<size_t>(o.get_int("screen", 4, 1, 1000));
+    const size_t initial = static_cast<size_t>(o.get_int("initial", static_cast<int64_t>(pop_size_), 1, 100000));
+    screen_after_ = std::min(initial, pop_size_);  // the model needs a first generation to go by
+    offspring_ = static_cast<size_t>(o.get_int("offspring", static_cast<int64_t>(pop_size_), 1, 100000));
+    // 4 polls of the full range first: on the six spaces of docs/strategy_comparison.md this
+    // halves the evaluations to 1% on pnpoly and cuts them on dedispersion, gemm and attention,
+    // where breeding walks a smooth slope one index step at a time; it costs on the two
+    // convolution spaces, whose optima are isolated (see the doc).
+    pattern_ = static_cast<size_t>(o.get_int("pattern", 4, 0, 1000));
+    const double pattern_step = o.get_double("pattern_step", 1.0, 0.0, 1.0);
+    pattern_rank_ = o.get_int("pattern_rank", 1, 0, 1) == 1;
+    std::vector<size_t> sizes;
+    std::vector<bool> ordered;
     for (const auto& p : space_.params()) {
       categorical_.push_back(std::any_of(p.values.begin(), p.values.end(),
                                          [](const Value& v) { return is_string(v); }));
+      sizes.push_back(p.values.size());
+      ordered.push_back(!categorical_.back());
     }
+    compass_.emplace(sizes, ordered, pattern_step);
     for (const auto& k : ctx.known) {
       seen_.insert(k.config);
       if (told_.insert(k.config)) add_result(k);
@@ -71,7 +92,7 @@ class Evo final : public Strategy {
     // fill a population (a shape searched before), the seeds still get half a generation:
     // breeding only from what this shape's earlier campaigns found never tries a default or
     // a neighbour's winner that they missed.
-    const size_t open = fresh_.size() >= pop_size_ ? 0 : pop_size_ - fresh_.size();
+    const size_t open = fresh_.size() >= initial ? 0 : initial - fresh_.size();
     std::vector<Config> gen;
     SeenSet seeded;  // known configs are skipped here, so the next seeds take their places
     for (const auto& k : ctx.known) seeded.insert(k.config);
@@ -217,7 +238,7 @@ class Evo final : public Strategy {
   // worth of outcomes to go by: a child predicted slow costs nothing until it is measured.
   std::vector<int> screened_child() {
     std::vector<int> best = make_child();
-    if (screen_ <= 1 || model_.size() < pop_size_) return best;
+    if (screen_ <= 1 || model_.size() < screen_after_) return best;
     double best_predicted = model_.predict(best);
     for (size_t k = 1; k < screen_; ++k) {
       std::vector<int> child = make_child();
@@ -259,7 +280,7 @@ class Evo final : public Strategy {
   // Immigrants: each the best of screen_ random unseen configs by the surrogate, so that
   // sampling the space at large still favours the values that measured well.
   void fill_screened_random(std::vector<Config>& out, size_t limit) {
-    if (screen_ <= 1 || model_.size() < pop_size_) return fill_random(out, limit);
+    if (screen_ <= 1 || model_.size() < screen_after_) return fill_random(out, limit);
     while (out.size() < limit) {
       std::optional<Config> best;
       double best_predicted = 0;
@@ -278,6 +299,20 @@ class Evo final : public Strategy {
     }
   }
 
+  // Up to pattern_ compass polls around the best (pattern.hpp), each the nearest unseen valid
+  // config to its target (the target itself where that is valid).
+  void add_polls(std::vector<Config>& gen) {
+    if (pattern_ == 0 || !std::isfinite(population_.front().score)) return;
+    auto fresh = [&](const std::vector<int>& idx) { return !seen_.contains(space_.decode(idx)); };
+    CompassPoll::Rank rank;
+    if (pattern_rank_ && screen_ > 1 && model_.size() >= screen_after_)
+      rank = [&](const std::vector<int>& idx) { return model_.predict(idx); };
+    for (size_t k = 0; k < pattern_; ++k) {
+      auto target = compass_->next(population_.front().idx, fresh, rank);
+      if (!target || !add_nearest(*target, gen)) return;
+    }
+  }
+
   void breed() {
     select();
     adapt();
@@ -289,6 +324,7 @@ class Evo final : public Strategy {
       // not depend on the luck of the tournament.
       for (size_t e = 0; e < elite_ && e < population_.size(); ++e)
         if (std::isfinite(population_[e].score) && !add_nearest(population_[e].idx, gen)) break;
+      add_polls(gen);
       // Random immigrants once the best has stalled for immigrate_after_ generations, one
       // more per further such stretch, up to half a generation. A converged population
       // only refines its own basin; an optimum elsewhere whose neighbours are all slow
@@ -296,8 +332,8 @@ class Evo final : public Strategy {
       // sampling the space at large. On that space this halves the evaluations needed to
       // get within 1%, without slowing the approach to 5%.
       if (immigrate_after_ > 0 && stagnant_ >= immigrate_after_)
-        fill_screened_random(gen, gen.size() + std::min(pop_size_ / 2, stagnant_ / immigrate_after_));
-      while (gen.size() < pop_size_ && add_nearest(screened_child(), gen)) {
+        fill_screened_random(gen, gen.size() + std::min(offspring_ / 2, stagnant_ / immigrate_after_));
+      while (gen.size() < offspring_ && add_nearest(screened_child(), gen)) {
       }
     }
     pending_.assign(gen.begin(), gen.end());
@@ -319,6 +355,9 @@ class Evo final : public Strategy {
   double last_best_ = std::numeric_limits<double>::infinity();
   size_t immigrate_after_ = 0;
   size_t screen_ = 4;
+  size_t offspring_ = 8, pattern_ = 0, screen_after_ = 8;
+  bool pattern_rank_ = true;
+  std::optional<CompassPoll> compass_;
   AdditiveSurrogate model_;
   size_t stagnant_ = 0;  // breedings since the best last improved
 };
