@@ -61,12 +61,18 @@ std::string plan_arguments(const Family& f) {
   return out;
 }
 
+// An enum dim arrives as a C string: NULL is refused before the plan reads it.
+std::string enum_null_checks(const Family& f, const std::string& refusal) {
+  std::string out;
+  for (const DimSpec& d : f.dims)
+    if (d.is_enum) out += "  if (" + kParamPrefix + d.name + " == nullptr) return " + refusal + ";\n";
+  return out;
+}
+
 std::string supports_definition(const KernelModel& m) {
   const std::string& P = kParamPrefix;
   std::ostringstream o;
-  o << "extern \"C\" " << supports_signature(m, P) << " {\n";
-  for (const DimSpec& d : m.family->dims)
-    if (d.is_enum) o << "  if (" << P << d.name << " == nullptr) return 0;\n";
+  o << "extern \"C\" " << supports_signature(m, P) << " {\n" << enum_null_checks(*m.family, "0");
   o << "  kfx_plan_t p;\n  return kfx_plan(" << plan_arguments(*m.family) << P << "device ? *" << P
     << "device : kfx_target, p) ? 1 : 0;\n}\n\n";
   return o.str();
@@ -112,9 +118,7 @@ std::string kernel_launch(const KernelModel& m) {
 std::string launcher_definition(const KernelModel& m) {
   const std::string& P = kParamPrefix;
   std::ostringstream o;
-  o << "extern \"C\" " << launcher_signature(m, P) << " {\n";
-  for (const DimSpec& d : m.family->dims)
-    if (d.is_enum) o << "  if (" << P << d.name << " == nullptr) return cudaErrorInvalidValue;\n";
+  o << "extern \"C\" " << launcher_signature(m, P) << " {\n" << enum_null_checks(*m.family, "cudaErrorInvalidValue");
   o << "  int device = 0;\n  kforge_device_info limits;\n"
        "  cudaError_t err = kfx_current_device(device, limits);\n  if (err != cudaSuccess) return err;\n"
        "  kfx_plan_t p;\n"
