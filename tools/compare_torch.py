@@ -87,7 +87,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="mission", help="suite name in the spec (mission, sweep, default)")
     ap.add_argument("--shape", action="append", help="a shape instead of the suite (repeatable)")
-    ap.add_argument("--config", help="export this config (kforge export --config) instead of the stored winner")
+    ap.add_argument("--config", action="append",
+                    help="export this config (kforge export --config) instead of the stored winner; repeatable: "
+                         "each further config is timed side by side with the first (rows kforge.2, kforge.3, ...); "
+                         "'best' is the stored winner")
     ap.add_argument("--define", action="append", default=[], help="extra define for the kforge kernel (NAME=V)")
     ap.add_argument("--spec", default=SPEC)
     ap.add_argument("--kforge", help="kforge executable (default: $KFORGE, else build/kforge or build-*/kforge "
@@ -140,22 +143,23 @@ def main():
             except Exception as e:
                 res[name] = {"error": (str(e).splitlines() or [type(e).__name__])[0][:200]}
                 torch.cuda.synchronize()
-        if not args.baselines_only:
+        for j, config in enumerate([] if args.baselines_only else (args.config or [None])):
+            name = kforge_row(j)
             try:
                 with tempfile.TemporaryDirectory() as d:
                     man = kx.export(args.kforge, "sdpa_fwd", shape_arg(shape), d, db=args.db,
-                                    config=args.config, defines=args.define)
+                                    config=config, defines=args.define)
                     launch = kx.launcher(drv, man, d, t)  # the cubin is loaded; d may go
                 t["O"].fill_(float("nan"))
                 launch()
                 torch.cuda.synchronize()
-                outs["kforge"] = t["O"].clone()
-                ops["kforge"] = launch
-                res["kforge"] = dict(err=kx.errors(t["O"], ref), config=man.get("config"),
-                                     stored_us=(man.get("timing") or {}).get("median_us"),
-                                     defines=man.get("defines"))
+                outs[name] = t["O"].clone()
+                ops[name] = launch
+                res[name] = dict(err=kx.errors(t["O"], ref), config=man.get("config"),
+                                 stored_us=(man.get("timing") or {}).get("median_us"),
+                                 defines=man.get("defines"))
             except Exception as e:
-                res["kforge"] = {"error": str(e)[:300]}
+                res[name] = {"error": str(e)[:300]}
         try:
             timing = dict(reps=args.reps, target_us=args.target_us, max_launches=args.max_launches)
             if args.sequential:
@@ -208,6 +212,11 @@ def main():
 _header_done = False
 
 
+def kforge_row(j):
+    """The result name of the j-th kforge config: kforge, then kforge.2, kforge.3, ..."""
+    return "kforge" if j == 0 else f"kforge.{j + 1}"
+
+
 def print_row(shape, res, cross):
     global _header_done
     if not _header_done:
@@ -230,6 +239,17 @@ def print_row(shape, res, cross):
           f"{cross:8.1e}", flush=True)
     if "error" in res.get("kforge", {}):
         print("    kforge:", res["kforge"]["error"])
+    j = 1
+    while kforge_row(j) in res:  # further configs, side by side with the first
+        r = res[kforge_row(j)]
+        if "median_us" in r:
+            t_us, cd = r["median_us"], bt.get("torch.cudnn")
+            vs_first = f"{t_us / k:.3f}x kforge" if k else "kforge n/a"
+            vs_cudnn = f", {t_us / cd:.3f}x cudnn's time" if cd else ""
+            print(f"    {kforge_row(j)}: {t_us:.2f} us ({vs_first}{vs_cudnn}) {r.get('config')}")
+        else:
+            print(f"    {kforge_row(j)}: {r.get('error')}")
+        j += 1
     for n in BACKENDS:
         if "error" in res.get(n, {}):
             print(f"    {n}: {res[n]['error']}")
