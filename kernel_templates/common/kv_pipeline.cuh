@@ -171,27 +171,32 @@ struct TmaKvRing {
   // The producer: this CTA's slice of tile t into slot t % STAGES.
   __device__ __forceinline__ void issue(int t) const {
     if (t >= n) return;
+    issue_at(t, row0 + t * BN, bh);
+  }
+  // The producer: the tile whose slice starts at key row `row` of head `head` as the ring's it-th tile (slot
+  // it % STAGES). A persistent CTA counts its tiles across work tiles, so slots and phases run on.
+  __device__ __forceinline__ void issue_at(int it, int row, int head) const {
+    const int t = it;
     const int st = t % STAGES;
     const unsigned full = full0 + 8 * st, full_v = SPLIT_WAIT ? full_v0 + 8 * st : full, off = st * SLOT_BYTES;
     const bool refill = (MC > 1 || RELEASERS > 0) && t >= STAGES;
     const unsigned refill_parity = (t / STAGES - 1) & 1;
     if (refill) mbar_wait(empty0 + 8 * st, refill_parity);
-    const int row = row0 + t * BN;
     mbar_arrive_expect_tx(full, SPLIT_WAIT ? TILE_BYTES / 2 : TILE_BYTES);
-    load(k_slice + off, *mapK, row, full);
+    load(k_slice + off, *mapK, row, head, full);
     if (RELEASERS > 0 && refill) mbar_wait(full_v0 + 8 * STAGES + 8 * st, refill_parity);  // empty_v
     if constexpr (SPLIT_WAIT) mbar_arrive_expect_tx(full_v, TILE_BYTES / 2);
-    load(v_slice + off, *mapV, row, full_v);
+    load(v_slice + off, *mapV, row, head, full_v);
   }
   __device__ __forceinline__ void issue_in_range(int t) const { issue(t); }
   // Every 64-column block of this CTA's slice of rows [row, row + SLICE), one box each.
-  __device__ __forceinline__ void load(unsigned dst, const TmaDesc& map, int row, unsigned mbar) const {
+  __device__ __forceinline__ void load(unsigned dst, const TmaDesc& map, int row, int head, unsigned mbar) const {
 #pragma unroll
     for (int cb = 0; cb < BLOCKS; ++cb) {
       if constexpr (MC > 1)
-        tma_load_3d_multicast(dst + cb * BLOCK_BYTES, map, cb * 64, row, bh, mbar, (unsigned short)((1u << MC) - 1));
+        tma_load_3d_multicast(dst + cb * BLOCK_BYTES, map, cb * 64, row, head, mbar, (unsigned short)((1u << MC) - 1));
       else
-        tma_load_3d(dst + cb * BLOCK_BYTES, map, cb * 64, row, bh, mbar);
+        tma_load_3d(dst + cb * BLOCK_BYTES, map, cb * 64, row, head, mbar);
     }
   }
   template <int AHEAD>

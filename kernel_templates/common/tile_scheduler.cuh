@@ -43,6 +43,32 @@ struct AttnBlock {
   }
 };
 
+// A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1, CTA x takes
+// w = x, x + gridDim.x, ... Causal: the heaviest query blocks (the last, with the most key tiles) of every head
+// come first, so the short ones fill the tail; otherwise a head's query blocks are neighbours (its K/V stay in L2).
+template <int BM, int BN, bool CAUSAL>
+struct PersistentWork {
+  int nblk, heads, total;
+  __device__ __forceinline__ PersistentWork(int S, int H, int B) {
+    nblk = (S + BM - 1) / BM;
+    heads = H * B;
+    total = nblk * heads;
+  }
+  // work tile w: its query block's first row, its head (b * H + h) and its key tiles
+  __device__ __forceinline__ void at(int w, int S, int& m0, int& bh, int& ntiles) const {
+    const int mblk = CAUSAL ? nblk - 1 - w / heads : w % nblk;
+    bh = CAUSAL ? w % heads : w / nblk;
+    m0 = mblk * BM;
+    const int n_end = CAUSAL ? min(S, m0 + BM) : S;
+    ntiles = (n_end + BN - 1) / BN;
+  }
+  __device__ __forceinline__ static int first_masked_tile(int m0, int S) {
+    int first = S / BN;
+    if (CAUSAL) first = min(first, m0 / BN);
+    return first;
+  }
+};
+
 // Key group g of G over a slice of n tiles from t0: its own contiguous range [first, first + count), per
 // tiles each (the last groups may get fewer, or none).
 struct KeyRange {

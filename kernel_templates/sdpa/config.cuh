@@ -39,6 +39,9 @@
 //                 released the slot's previous K or V) and gives its registers to the consumers (setmaxnreg:
 //                 24 for it, 240 for two consumer warpgroups), so two stages suffice and BLOCK_N may be any
 //                 multiple of 16 the registers allow (sdpa/producer.cuh)
+//   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), longest first when causal
+//                 (common/tile_scheduler.cuh); its producer loads the next work tile's Q and K/V while the consumers
+//                 finish and store this one, which is staged in an O buffer of its own (sdpa/persistent.cuh)
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
@@ -180,6 +183,10 @@ constexpr int NT_ALL = NT + (WS ? 128 : 0);  // the block: with WS, the producer
 // setmaxnreg (WS, two consumer warpgroups): 128 * 24 + 256 * 240 <= 64 K registers; 0: left as launched
 constexpr int PRODUCER_REGS = WS && NW == 8 ? 24 : 0;
 constexpr int CONSUMER_REGS = WS && NW == 8 ? 240 : 0;
+#ifndef KF_PERSIST
+#define KF_PERSIST 0
+#endif
+constexpr bool PERSIST = KF_PERSIST != 0;
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
 #ifndef KF_WARPS_N
@@ -241,6 +248,7 @@ constexpr int ROWE = LayQ::kRowElems;  // allocated elements per smem row
 // sV [RINGS][STAGES][BN][ROWE], then KV_MERGE=push's mbarrier and receive buffer, the TMA ring barriers, Q's.
 constexpr int Q_ELEMS = BM * ROWE;
 constexpr int KV_ELEMS = BN * ROWE;
+constexpr int O_ELEMS = PERSIST ? BM * ROWE : 0;  // PERSIST: O's staging rows, so Q's buffer is free for the next work tile
 
 // mma fragments: 16-row m-tiles per warp, the keys of a tile one warp handles, 8-column tiles
 constexpr int MT = RPW / 16;
@@ -278,4 +286,5 @@ static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && 
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
 static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
               "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
+static_assert(!PERSIST || WS, "PERSIST=1 needs WS=1");
 static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");

@@ -20,6 +20,7 @@ struct KeyLoop {
   float sl2;   // scale * log2(e)
   int tid;
   long long* stamps;  // DIAG=3
+  int it0 = 0;        // the ring's count of tile t0 (PERSIST: the CTA's tiles of earlier work tiles; slots run on)
 };
 
 // One key tile j of the loop: the masked variant from the first tile that needs a mask on.

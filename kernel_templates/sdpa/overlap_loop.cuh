@@ -30,10 +30,12 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
   const bool lane0 = (c.tid & 31) == 0;  // WS: each warp's releases
   float s[MT][NTN][4], al[MT][2];
   Path::PPacked pk;
-  pipe.template wait<0>(0);
+  // (ring slots and phases count from c.it0: 0, unless a persistent CTA ran earlier work tiles)
+  const int it0 = c.it0;
+  pipe.template wait<0>(it0);
   path.turn_start();
-  path.qk(c.sQ, c.sK, s);  // (its own turn, waited for)
-  if constexpr (WS) pipe.release_k(0, lane0);
+  path.qk(c.sQ, c.sK + (it0 % STAGES) * KV_ELEMS, s);  // (its own turn, waited for)
+  if constexpr (WS) pipe.release_k(it0, lane0);
   overlap_softmax(path, s, al, c, 0);
   Path::pack(s, pk);
   // (the last tile's issue, P V alone, is peeled off: a wgmma issue under a branch makes ptxas serialise them)
@@ -46,12 +48,12 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
         pipe.issue(jn);
       }
     }
-    pipe.template wait<0>(jj + 1);  // K (and V unless KV_WAIT=split) of tile jj+1
-    const elem_t* tV = c.sV + (jj % STAGES) * KV_ELEMS;
+    pipe.template wait<0>(it0 + jj + 1);  // K (and V unless KV_WAIT=split) of tile jj+1
+    const elem_t* tV = c.sV + ((it0 + jj) % STAGES) * KV_ELEMS;
     wait_v_of(&pipe, tV);  // KV_WAIT=split: V of tile jj
     path.turn_begin();
     kf::wgmma_fence();
-    path.qk_mmas(c.sQ, c.sK + ((jj + 1) % STAGES) * KV_ELEMS, s);
+    path.qk_mmas(c.sQ, c.sK + ((it0 + jj + 1) % STAGES) * KV_ELEMS, s);
     kf::wgmma_commit();
     path.pv_mmas(s, pk, tV);
     kf::wgmma_commit();
@@ -61,16 +63,16 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
     }
     kf::wgmma_wait<1>();  // Q K^T of tile jj+1 (committed first)
     path.fence_acc(s[0]);
-    if constexpr (WS) pipe.release_k(jj + 1, lane0);
+    if constexpr (WS) pipe.release_k(it0 + jj + 1, lane0);
     overlap_softmax(path, s, al, c, jj + 1);
     kf::wgmma_wait<0>();  // P V of tile jj
     path.fence_acc(path.o[0]);
-    if constexpr (WS) pipe.release_v(jj, lane0);
+    if constexpr (WS) pipe.release_v(it0 + jj, lane0);
     path.rescale(al);  // O to tile jj+1's running max
     Path::pack(s, pk);
   }
   const int jl = ntiles - 1;
-  const elem_t* tV = c.sV + (jl % STAGES) * KV_ELEMS;
+  const elem_t* tV = c.sV + ((it0 + jl) % STAGES) * KV_ELEMS;
   wait_v_of(&pipe, tV);
   path.pp_last = true;
   path.turn_begin();
@@ -80,6 +82,7 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
   path.turn_end(true);
   kf::wgmma_wait<0>();
   path.fence_acc(path.o[0]);
+  if constexpr (WS) pipe.release_v(it0 + jl, lane0);  // (a persistent CTA's producer refills it for later work)
 }
 #else
 __device__ __forceinline__ void overlap_loop(Path&, KvPipe&, const KeyLoop&) {}

@@ -11,6 +11,7 @@
 //   sdpa/diag.cuh          timing diagnostics (DIAG, DIAG_CUT, DIAG_STORE: wrong output on purpose)
 //   sdpa/pipeline.cuh      Q's load and the K/V pipeline of this config (common/kv_pipeline.cuh)
 //   sdpa/producer.cuh      WS=1: the producer warpgroup that issues every load
+//   sdpa/persistent.cuh    PERSIST=1: the persistent CTA's producer and consumer loops over its work tiles
 //   sdpa/mainloop.cuh      one key tile: Q K^T, mask, online softmax, P V, over the path's GEMMs
 //                          (sdpa/gemm_mma.cuh, sdpa/gemm_wgmma.cuh; state in sdpa/path_state.cuh)
 //   sdpa/key_loops.cuh     the loops over the key tiles (key-range groups, PIPE_QK, plain);
@@ -23,6 +24,7 @@
 //   unused when KV_SPLITS == 1, then the tensor maps of K, V and Q (TMA only): 3-D (D, S, B*H), box
 //   (64, BLOCK_N / KV_MCAST, 1) for K and V, (64, BLOCK_M, 1) for Q, 128-byte swizzle.
 // Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS (+ 128: WS),
+//   PERSIST: grid (min(SMs, work tiles), 1, 1),
 //   dynamic smem = spec's smem_bytes. Query blocks past S (the rounding) only help their cluster load.
 #include "sdpa/config.cuh"
 #include "sdpa/diag.cuh"
@@ -34,6 +36,7 @@
 #include "sdpa/overlap_loop.cuh"
 #include "sdpa/merge.cuh"
 #include "sdpa/merge_splits.cuh"
+#include "sdpa/persistent.cuh"
 static_assert(!WS || !KF_STAMPS, "the DIAG stamps time a CTA whose warps all load: not with WS=1");
 
 extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOCKS)
@@ -47,6 +50,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw + align_pad);
   elem_t* sK = sQ + Q_ELEMS;
   elem_t* sV = sK + RINGS * STAGES * KV_ELEMS;
+  elem_t* sO = sV + RINGS * STAGES * KV_ELEMS;  // PERSIST's staging rows (O_ELEMS; none otherwise)
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   KF_STAMPS_BEGIN(tid);
@@ -63,9 +67,10 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   const int t0 = blk.t0, ntiles = blk.ntiles;
   const float sl2 = scale * KF_LOG2E;
 
-  // past the K/V rings: KV_MERGE=push's mbarrier and receive buffer (the spec's push_bytes), then KV_LOAD=tma's
-  // ring barriers (24 * STAGES bytes per ring) and Q's (8; the spec's tma_bytes)
-  unsigned char* tail = reinterpret_cast<unsigned char*>(sV + RINGS * STAGES * KV_ELEMS);
+  // past the K/V rings (and PERSIST's O rows): KV_MERGE=push's mbarrier and receive buffer (the spec's push_bytes),
+  // then KV_LOAD=tma's ring barriers (24 * STAGES bytes per ring, 32 with WS) and Q's (8, PERSIST 16: full and
+  // empty; the spec's tma_bytes)
+  unsigned char* tail = reinterpret_cast<unsigned char*>(sO + O_ELEMS);
   if constexpr (MERGE_PUSH) {
     if (kf::cluster_rank() == 0 && tid == 0) kf::push_mbar_init(kf::smem_u32(tail), (KS - 1) * BM * (HD + 8) * 4);
     kf::cluster_sync_relaxed();  // no CTA pushes before CTA 0's mbarrier is initialised
@@ -90,6 +95,14 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   }
   if constexpr (WS) {
     __syncthreads();  // every mbarrier initialised before the producer issues or a consumer waits
+    if constexpr (PERSIST) {
+      const Work work(S, H, B);
+      if (tid >= NT)
+        persistent_producer(pipe, sQ, tmQ, q_mbar, q_mbar + 8, work, S, tid);
+      else
+        persistent_consumer(pipe, sQ, sK, sV, sO, O, q_mbar, q_mbar + 8, work, S, sl2, tid);
+      return;
+    }
     if (tid >= NT) {
       produce(pipe, sQ, tmQ, q_mbar, m0, b * H + h, S, ntiles, tid);
       return;  // (no CTA barrier follows)
