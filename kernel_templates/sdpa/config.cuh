@@ -37,8 +37,8 @@
 //   KF_WS  (wgmma, TMA, PIPE_QK=2) 1: warp specialisation (FA3): a producer warpgroup, past the WARPS consumer
 //                 warps, issues every TMA load (Q, then each tile's K and V as soon as every consumer warp has
 //                 released the slot's previous K or V) and gives its registers to the consumers (setmaxnreg:
-//                 24 for it, 240 for two consumer warpgroups), so two stages suffice and BLOCK_N may be any
-//                 multiple of 16 the registers allow (sdpa/producer.cuh)
+//                 24 for it, 240 for two consumer warpgroups), so two stages suffice and BLOCK_N may pass 128
+//                 (96 to 192, as far as the registers allow; sdpa/producer.cuh)
 //   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), longest first when causal
 //                 (common/tile_scheduler.cuh); its producer loads the next work tile's Q and K/V while the consumers
 //                 finish and store this one, which is staged in an O buffer of its own (sdpa/persistent.cuh)
@@ -278,11 +278,11 @@ static_assert(MC == 1 || (TMA_KV && KS == 1 && BN % (8 * MC) == 0),
               "KV_MCAST > 1 needs KV_LOAD=tma, KV_SPLITS 1 and 8-row slices");
 static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >= (WS ? 2 : 3) && MC == 1 && KS == 1 &&
                          ((WN == 1 && BM == 128) || (WN == 2 && !WN_RANGE && BM == 64 && !PIPE_QK))),
-              "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3, KV_MCAST 1, "
+              "WG_PINGPONG needs wgmma, KV_LOAD=tma, WARPS 8, LOAD_ORDER=after_qk, STAGES >= 3 (2 with WS), KV_MCAST 1, "
               "KV_SPLITS 1, and BLOCK_M 128 with WARPS_N 1 or BLOCK_M 64 with WARPS_N 2 (WN_KEYS=tile, PIPE_QK 0)");
 static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV && !EXP2_PAIR), "PIPE_QK=2 needs MMA=wgmma, KV_LOAD=tma, EXP2 != pair");
 static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && WN == 1),
-              "PIPE_QK needs STAGES >= 3, KV_WAIT=joint on cp.async, WARPS_N=1");
+              "PIPE_QK needs STAGES >= 3 (2 with WS), KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
 static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
               "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
