@@ -39,9 +39,10 @@
 //                 released the slot's previous K or V) and gives its registers to the consumers (setmaxnreg:
 //                 24 for it, 240 for two consumer warpgroups), so two stages suffice and BLOCK_N may pass 128
 //                 (96 to 192, as far as the registers allow; sdpa/producer.cuh)
-//   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), longest first when causal
-//                 (common/tile_scheduler.cuh); its producer loads the next work tile's Q and K/V while the consumers
-//                 finish and store this one, which is staged in an O buffer of its own (sdpa/persistent.cuh)
+//   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), head by head, longest
+//                 first within a head when causal (common/tile_scheduler.cuh); its producer loads the next work
+//                 tile's Q and K/V while the consumers finish and store this one, which is staged in an O buffer
+//                 of its own (sdpa/persistent.cuh)
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
