@@ -171,6 +171,14 @@ TEST_F(CompileTest, ArchSuffixSelectsTheTarget) {
   EXPECT_NE(k.log.find("for 'sm_90a'"), std::string::npos);
 }
 
+// `kforge export --arch sm_90a` of a variant whose suffix is "a": the target already carries it.
+TEST_F(CompileTest, ATargetThatCarriesTheSuffixKeepsIt) {
+  CubinCache cache(dir_);
+  const CompiledKernel k = compile_variant(make_variant(kWmmaSource, "wmma_tile", {}, "a"), "sm_90a", &cache);
+  ASSERT_TRUE(k.ok) << k.log;
+  EXPECT_EQ(k.arch, "sm_90a");
+}
+
 TEST_F(CompileTest, SpillsAndStackAreReported) {
   CubinCache cache(dir_);
   const CompiledKernel k =
