@@ -25,7 +25,7 @@ Config wgmma_range() {
   return parse_assignment(
       "BLOCK_M=64,BLOCK_N=128,EXP2=f32,KV_LOAD=tma,KV_MCAST=1,KV_MERGE=gmem,KV_SPLITS=1,KV_WAIT=joint,LANE_ADDR=0,"
       "LAYOUT=swizzled,LAZY_RESCALE=0,LOAD_ORDER=after_qk,MIN_BLOCKS=1,MMA=wgmma,PIPE_QK=0,P_EARLY=1,Q_IN=regs,"
-      "Q_LOAD=cp_async,STAGES=3,VEC=8,WARPS=8,WARPS_N=2,WG_PINGPONG=0,WN_KEYS=range");
+      "Q_LOAD=cp_async,STAGES=3,VEC=8,WARPS=8,WARPS_N=2,WG_PINGPONG=0,WN_KEYS=range,WS=0,PERSIST=0");
 }
 Config mma_range() {
   Config c = wgmma_range();

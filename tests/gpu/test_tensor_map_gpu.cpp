@@ -133,17 +133,23 @@ TEST_F(TensorMapGpu, TheDriversRefusalNamesItsCode) {
 // one-row and large-score cases) in each of its structures: one CTA's loads, a multicast cluster
 // (causal, with query blocks past S that only load), split waits, split-KV on the ring, the row and
 // key-group ping-pongs without a CTA barrier per tile, the polynomial exp2, and key groups over their own
-// ranges of tiles (a TMA ring each, with and without turns), with Q by cp.async or by TMA.
+// ranges of tiles (a TMA ring each, with and without turns), with Q by cp.async or by TMA; the producer
+// warpgroup (WS) and the persistent CTAs on it (PERSIST).
+constexpr const char* kProducerWarpgroup =
+    "BLOCK_M=128,WARPS=8,STAGES=2,WG_PINGPONG=1,Q_LOAD=tma,Q_IN=smem,KV_WAIT=split,PIPE_QK=2,WS=1";
+constexpr const char* kPersistent =
+    "BLOCK_M=128,WARPS=8,STAGES=2,WG_PINGPONG=1,Q_LOAD=tma,Q_IN=smem,KV_WAIT=split,PIPE_QK=2,WS=1,PERSIST=1";
 TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
   const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
   const Config base = parse_assignment(
       "BLOCK_M=64,BLOCK_N=128,WARPS=4,STAGES=2,MMA=wgmma,VEC=8,LAYOUT=swizzled,Q_IN=regs,KV_WAIT=joint,WARPS_N=1,"
       "WN_KEYS=tile,MIN_BLOCKS=1,KV_SPLITS=1,KV_MERGE=gmem,LAZY_RESCALE=0,P_EARLY=1,PIPE_QK=0,EXP2=f32,LANE_ADDR=0,"
-      "LOAD_ORDER=after_qk,KV_LOAD=tma,KV_MCAST=1,WG_PINGPONG=0,Q_LOAD=cp_async");
+      "LOAD_ORDER=after_qk,KV_LOAD=tma,KV_MCAST=1,WG_PINGPONG=0,Q_LOAD=cp_async,WS=0,PERSIST=0");
   for (const char* change : {"KV_MCAST=1", "KV_MCAST=2", "KV_MCAST=4,KV_WAIT=split", "KV_SPLITS=2,KV_MERGE=push",
                              "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1", "WARPS=8,WARPS_N=2,STAGES=3,WG_PINGPONG=1",
                              "EXP2=poly", "Q_LOAD=tma", "WARPS=8,WARPS_N=2,WN_KEYS=range,Q_LOAD=tma",
-                             "WARPS=8,WARPS_N=2,WN_KEYS=pingpong,STAGES=3,Q_LOAD=tma"}) {
+                             "WARPS=8,WARPS_N=2,WN_KEYS=pingpong,STAGES=3,Q_LOAD=tma", kProducerWarpgroup,
+                             kPersistent}) {
     Config c = base;
     for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
     SCOPED_TRACE(to_string(c));
