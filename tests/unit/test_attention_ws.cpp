@@ -45,6 +45,13 @@ TEST(AttentionProducerWarpgroup, TheSpaceAdmitsItOnlyWithTheStructureItNeeds) {
   EXPECT_FALSE(sm90.valid(with(ws, "KV_WAIT", std::string("joint"))));
   EXPECT_FALSE(sm90.valid(with(ws, "Q_LOAD", std::string("cp_async"))));
   EXPECT_FALSE(sm90.valid(with(ws, "PIPE_QK", int64_t{1})));
+  // two CTAs per SM would cap every thread at 80 registers, under the consumers' 240 (ptxas refuses)
+  EXPECT_FALSE(sm90.valid(with(ws, "MIN_BLOCKS", int64_t{2})));
+  // persistent CTAs need the producer warpgroup
+  EXPECT_TRUE(sm90.valid(with(ws, "PERSIST", int64_t{1})));
+  const Config plain128 = with(with(with(ws, "WS", int64_t{0}), "STAGES", int64_t{3}), "BLOCK_N", int64_t{128});
+  EXPECT_TRUE(sm90.valid(plain128)) << to_string(plain128);
+  EXPECT_FALSE(sm90.valid(with(plain128, "PERSIST", int64_t{1})));
   // D128: BLOCK_N 192 would need 256 fragment registers, more than the consumers' 240
   EXPECT_FALSE(sm90.valid(with(ws, "BLOCK_N", int64_t{192})));
   // without the producer warpgroup: BLOCK_N 32, 64 or 128 only, and three stages
@@ -69,7 +76,8 @@ TEST(AttentionProducerWarpgroup, VariantsCompileForSm90aWithoutSpills) {
   const std::vector<std::pair<std::string, Config>> cases = {
       {"B=1,H=16,S=8192,D=128,causal=0,dtype=f16", ws},
       {"B=2,H=16,S=4096,D=128,causal=1,dtype=bf16", with(ws, "BLOCK_N", int64_t{128})},
-      {"B=8,H=16,S=2048,D=64,causal=0,dtype=f16", with(ws, "BLOCK_N", int64_t{192})}};
+      {"B=8,H=16,S=2048,D=64,causal=0,dtype=f16", with(ws, "BLOCK_N", int64_t{192})},
+      {"B=16,H=16,S=1024,D=128,causal=1,dtype=bf16", with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{1})}};
   std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
   for (const auto& [shape_text, config] : cases) {
     const Shape shape = parse_shape(f, shape_text);
