@@ -21,7 +21,8 @@ of the space at which the best found is read. For each space the runner
      a run that never got there).
 
 Usage: tools/kt_compare.py [--config tools/kt_compare.json] [--kforge build/kforge]
-       [--spaces NAME,...] [--seeds N] [--out results.json] [--markdown table.md]
+       [--spaces NAME,...] [--seeds N] [--only kforge|kernel_tuner] [--kt-strategies S,...]
+       [--kforge-strategies S,...] [--kforge-options JSON] [--out results.json] [--markdown table.md]
 Kernel Tuner must be importable (requirements.txt; e.g. a venv).
 """
 import argparse
@@ -233,6 +234,9 @@ def main():
     ap.add_argument("--spaces", help="comma-separated names (prefixes) of the spaces to run")
     ap.add_argument("--seeds", type=int, help="override the seed count")
     ap.add_argument("--only", choices=["kforge", "kernel_tuner"], help="run one tool only")
+    ap.add_argument("--kt-strategies", help="comma-separated Kernel Tuner strategies, instead of the config's")
+    ap.add_argument("--kforge-strategies", help="comma-separated kforge strategies, instead of the config's")
+    ap.add_argument("--kforge-options", help="JSON of kforge replay --options, instead of the config's")
     ap.add_argument("--reuse", help="take Kernel Tuner's figures from an earlier --out (same seeds and budgets)")
     ap.add_argument("--out", help="write every figure as JSON")
     ap.add_argument("--markdown", help="write the tables as Markdown")
@@ -240,6 +244,12 @@ def main():
     cfg = load_json(args.config)
     if args.seeds:
         cfg["seeds"] = args.seeds
+    if args.kt_strategies:
+        cfg["kernel_tuner"]["strategies"] = [s.strip() for s in args.kt_strategies.split(",")]
+    if args.kforge_strategies:
+        cfg["kforge"]["strategies"] = [s.strip() for s in args.kforge_strategies.split(",")]
+    if args.kforge_options:
+        cfg["kforge"]["options"] = json.loads(args.kforge_options)
     spaces = cfg["spaces"]
     if args.spaces:
         want = [w.strip() for w in args.spaces.split(",")]
