@@ -3,8 +3,9 @@
 // random; an optimum whose every one-parameter neighbour is slow (convolution on A100: the
 // optimum is one exact block_size_x x block_size_y pair, each single move from it at least
 // 21% slower, while the basin evo holds is another pair) is reached from a good config only by
-// changing two parameters together. There are few enough such moves (about 270 on the
-// convolution spaces) to rank every one by the surrogate and measure the most promising.
+// changing two parameters together. There are few enough such moves (about 90 between
+// neighbouring parameters on the convolution spaces, 260 between any two) to rank every one by
+// the surrogate and measure the most promising.
 #pragma once
 #include <cstddef>
 #include <functional>
