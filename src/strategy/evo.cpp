@@ -23,9 +23,9 @@
 // around the best per generation, pattern.hpp; 0 turns them off), pattern_step (1.0: the
 // poll's first step as a fraction of each ordered parameter's range, so the first round tries
 // both ends of each), pattern_rank (1: the surrogate orders each round's polls; 0: parameter order),
-// pairs (4: pair moves around the best per generation once it has stalled for pair_after 2
-// generations, pair_moves.hpp; 0 turns them off), pair_span (1: only parameters next to each
-// other in the spec's order move together; 0: any two).
+// pairs (4: pair moves per generation once the best has stalled for pair_after 2 generations,
+// pair_moves.hpp; 0 turns them off), pair_centers (2: shared between the best 2 members),
+// pair_span (1: only parameters next to each other in the spec's order move together; 0: any two).
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -53,7 +53,7 @@ class Evo final : public Strategy {
               {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
                "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen", "initial", "offspring",
                "pattern", "pattern_step", "pattern_rank",
-               "pairs", "pair_span", "pair_after"});
+               "pairs", "pair_span", "pair_after", "pair_centers"});
     // 8 rather than 16: replays on spaces of 500-6000 configs (tests/unit/test_strategy_quality)
     // reach 1.05x the optimum sooner, most of all where a 10% budget is only ~50 evaluations
     // and a 16-config random first generation would spend a third of it.
@@ -81,12 +81,17 @@ class Evo final : public Strategy {
     pattern_rank_ = o.get_int("pattern_rank", 1, 0, 1) == 1;
     // 4 pair moves of neighbouring parameters once the best has stalled for 2 generations: on
     // the convolution spaces of docs/strategy_comparison.md this takes the median evaluations
-    // to 1% from 378 to 167.5 (A100) and 149.5 to 120.5 (MI250X) over 100 seeds; the other four
+    // to 1% from 378 to 167 (A100) and 149.5 to 132.5 (MI250X) over 100 seeds; the other four
     // spaces reach 1% before evo stalls, and do not change. Any two parameters (pair_span 0)
     // were slower: 4 times as many moves to rank, most of them between unrelated parameters.
     pairs_ = static_cast<size_t>(o.get_int("pairs", 4, 0, 1000));
     pair_span_ = static_cast<size_t>(o.get_int("pair_span", 1, 0, 1000));
     pair_after_ = static_cast<size_t>(o.get_int("pair_after", 2, 0, 1000000));
+    // Shared between the best 2 members rather than all around the best: the optimum may be a
+    // pair away from the runner-up. Convolution A100 / MI250X at 300 seeds, evaluations to 1%:
+    // 1 center 193 / 126.5, 2: 172.5 / 131, 4: 158 / 138.5; but with 4 the synthetic trap of
+    // EvoOptions.PairMovesFindAnIsolatedPairSooner (one move a center) loses its gain.
+    pair_centers_ = static_cast<size_t>(o.get_int("pair_centers", 2, 1, 1000));
     std::vector<size_t> sizes;
     std::vector<bool> ordered;
     for (const auto& p : space_.params()) {
@@ -327,10 +332,11 @@ class Evo final : public Strategy {
     }
   }
 
-  // Up to pairs_ pair moves around the best (pair_moves.hpp), once the best has stalled for
-  // pair_after_ generations: its one-parameter neighbourhood (elite children, polls) has had
-  // its chance by then. They take places of bred children; exact targets only (a repaired
-  // pair move would be a different move), valid and never measured.
+  // Up to pairs_ pair moves around the best pair_centers_ members, shared out in rank order
+  // (pair_moves.hpp), once the best has stalled for pair_after_ generations: its one-parameter
+  // neighbourhood (elite children, polls) has had its chance by then. They take places of bred
+  // children; exact targets only (a repaired pair move would be a different move), valid and
+  // never measured.
   void add_pairs(std::vector<Config>& gen) {
     if (pairs_ == 0 || stagnant_ < pair_after_ || !std::isfinite(population_.front().score)) return;
     auto accept = [&](const std::vector<int>& idx) {
@@ -340,10 +346,16 @@ class Evo final : public Strategy {
     IdxRank rank;  // without the surrogate (screen 1): parameter and value order
     if (screen_ > 1 && model_.size() >= screen_after_)
       rank = [&](const std::vector<int>& idx) { return model_.predict(idx); };
-    for (auto& idx : pair_moves(population_.front().idx, sizes_, pair_span_, rank, accept, pairs_)) {
-      Config c = space_.decode(idx);
-      seen_.insert(c);
-      gen.push_back(std::move(c));
+    const size_t centers = std::min(pair_centers_, population_.size());
+    for (size_t n = 0, added = 0; n < centers && added < pairs_; ++n) {
+      if (!std::isfinite(population_[n].score)) break;
+      const size_t k = (pairs_ - added + (centers - n) - 1) / (centers - n);
+      for (auto& idx : pair_moves(population_[n].idx, sizes_, pair_span_, rank, accept, k)) {
+        Config c = space_.decode(idx);
+        seen_.insert(c);
+        gen.push_back(std::move(c));
+        ++added;
+      }
     }
   }
 
@@ -393,7 +405,7 @@ class Evo final : public Strategy {
   size_t offspring_ = 8, pattern_ = 0, screen_after_ = 8;
   bool pattern_rank_ = true;
   std::optional<CompassPoll> compass_;
-  size_t pairs_ = 4, pair_span_ = 1, pair_after_ = 2;
+  size_t pairs_ = 4, pair_span_ = 1, pair_after_ = 2, pair_centers_ = 2;
   std::vector<size_t> sizes_;  // values per parameter
   AdditiveSurrogate model_;
   size_t stagnant_ = 0;  // breedings since the best last improved
