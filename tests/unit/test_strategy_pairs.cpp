@@ -7,6 +7,7 @@
 #include <set>
 
 #include "strategy/pair_moves.hpp"
+#include "strategy_trials.hpp"
 #include "strategy/strategy.hpp"
 
 using namespace kf;
@@ -66,26 +67,10 @@ TEST(EvoOptions, PairMovesFindAnIsolatedPairSooner) {
   const int64_t k = 8;
   const SearchSpace space = grid(5, k);
   const double optimum = trap({2, 6, 5, 5, 5});
-  auto mean_evals = [&](int pairs) {
-    double sum = 0;
-    for (uint64_t seed = 1; seed <= 21; ++seed) {
-      StrategyContext ctx;
-      ctx.space = &space;
-      ctx.seed = seed;
-      if (pairs >= 0) ctx.options = {{"pairs", pairs}};
-      auto s = make_strategy("evo", ctx);
-      size_t n = 0;
-      for (; n < 1500; ++n) {
-        auto got = s->ask(1);
-        const double t = trap(space.encode(got.at(0)));
-        s->tell({got[0], t});
-        if (t <= optimum) break;
-      }
-      sum += static_cast<double>(n + 1);
-    }
-    return sum / 21;
+  auto mean_evals = [&](const nlohmann::json& options) {
+    return trials::mean_evals_to_optimum(space, "evo", options, trap, optimum, 1500);
   };
-  const double without = mean_evals(0), with = mean_evals(-1);
+  const double without = mean_evals({{"pairs", 0}}), with = mean_evals(nlohmann::json::object());
   EXPECT_LT(with, 0.8 * without) << "mean evaluations to the optimum: with pair moves " << with << ", without "
                                  << without;
   StrategyContext bad;

@@ -8,6 +8,7 @@
 
 #include "strategy/pattern.hpp"
 #include "strategy/strategy.hpp"
+#include "strategy_trials.hpp"
 
 using namespace kf;
 using kf::strategy_detail::CompassPoll;
@@ -130,25 +131,10 @@ TEST(EvoOptions, PollsFindASmoothOptimumSooner) {
   const int64_t k = 32;
   const SearchSpace space = grid(4, k);
   const double optimum = bowl(Idx(4, static_cast<int>(std::lround(0.75 * (k - 1)))), k);
-  auto mean_evals = [&](int pattern) {
-    double sum = 0;
-    for (uint64_t seed = 1; seed <= 21; ++seed) {
-      StrategyContext ctx;
-      ctx.space = &space;
-      ctx.seed = seed;
-      if (pattern >= 0) ctx.options = {{"pattern", pattern}};
-      auto s = make_strategy("evo", ctx);
-      size_t n = 0;
-      for (; n < 400; ++n) {
-        auto got = s->ask(1);
-        const double t = bowl(space.encode(got.at(0)), k);
-        s->tell({got[0], t});
-        if (t <= optimum) break;
-      }
-      sum += static_cast<double>(n + 1);
-    }
-    return sum / 21;
+  auto mean_evals = [&](const nlohmann::json& options) {
+    return trials::mean_evals_to_optimum(
+        space, "evo", options, [&](const Idx& i) { return bowl(i, k); }, optimum, 400);
   };
-  const double blind = mean_evals(0), polled = mean_evals(-1);
+  const double blind = mean_evals({{"pattern", 0}}), polled = mean_evals(nlohmann::json::object());
   EXPECT_LT(polled, 0.9 * blind) << "mean evaluations to the optimum: polled " << polled << ", breeding alone " << blind;
 }
