@@ -146,7 +146,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
   const size_t allowed = evaluations_allowed(run.o, known);
   Progress progress("[" + std::to_string(shape_index + 1) + "/" + std::to_string(shape_count) + " " +
                         to_string(shape) + "]",
-                    progress_total(space, run.o, allowed, known.done_keys), run.o.quiet);
+                    progress_total(space, run.o, allowed, known.done_keys), run.o.quiet, run.campaign_start);
   const LoopOutcome loop = search_shape(run, shape, ref_cubin, *strategy, std::move(known), allowed, progress);
   progress.finish();
 

@@ -7,9 +7,10 @@
 
 namespace kf {
 
-Progress::Progress(std::string label, Total total, bool quiet)
+Progress::Progress(std::string label, Total total, bool quiet,
+                   std::optional<std::chrono::steady_clock::time_point> origin)
     : label_(std::move(label)), total_(total.count), approximate_(total.approximate), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+      start_(std::chrono::steady_clock::now()), origin_(origin.value_or(start_)), last_draw_(start_) {}
 
 void Progress::record(const std::string& status, std::optional<double> time_us, double tflops) {
   ++done_;
@@ -30,8 +31,9 @@ void Progress::draw(bool force) {
   if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
   const double since_draw = std::chrono::duration<double>(now - last_draw_).count();
-  // On a terminal redraw often in place; in a log print a line every 10 s or 25 evaluations.
-  if (!force && !tty_ && since_draw < 10.0 && done_ % 25 != 0) return;
+  // On a terminal redraw often in place; in a log print a line every 10 s or 25 evaluations, and
+  // after the first (its elapsed time is how long the campaign took to get going).
+  if (!force && !tty_ && since_draw < 10.0 && done_ % 25 != 0 && done_ != 1) return;
   if (!force && tty_ && since_draw < 0.2) return;
   last_draw_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -45,8 +47,9 @@ void Progress::draw(bool force) {
     std::snprintf(buf, sizeof buf, "  best %.2f us (%.0f TFLOP/s)", *best_us_, best_tflops_);
     line << buf;
   }
-  char rate[48];
-  std::snprintf(rate, sizeof rate, "  %.0f/min", per_min);
+  char rate[64];
+  const double since_origin = std::chrono::duration<double>(now - origin_).count();
+  std::snprintf(rate, sizeof rate, "  %.0f/min  t+%.1fs", per_min, since_origin);
   line << rate << "  [";
   bool first = true;
   for (const auto& [status, n] : counts_) {

@@ -1,4 +1,5 @@
-// The live progress line of a campaign: done/budget, best so far, rate, status counts, ETA.
+// The live progress line of a campaign: done/budget, best so far, rate, seconds since the
+// campaign began, status counts, ETA.
 #pragma once
 #include <chrono>
 #include <map>
@@ -14,7 +15,10 @@ class Progress {
     size_t count = 0;  // 0: unknown
     bool approximate = false;
   };
-  Progress(std::string label, Total total, bool quiet);
+  // origin: where the shown time counts from (a campaign's start; default: now). The rate and
+  // ETA count from now.
+  Progress(std::string label, Total total, bool quiet,
+           std::optional<std::chrono::steady_clock::time_point> origin = std::nullopt);
   Progress(std::string label, size_t total, bool quiet) : Progress(std::move(label), Total{total, false}, quiet) {}
   // One finished evaluation: its status and, when ok, its median time and TFLOP/s.
   void record(const std::string& status, std::optional<double> time_us, double tflops);
@@ -33,7 +37,7 @@ class Progress {
   std::optional<double> best_us_;
   double best_tflops_ = 0;
   std::map<std::string, int> counts_;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  std::chrono::steady_clock::time_point start_, origin_, last_draw_;
 };
 
 }  // namespace kf
