@@ -81,8 +81,9 @@ class Evo final : public Strategy {
     pattern_rank_ = o.get_int("pattern_rank", 1, 0, 1) == 1;
     // 4 pair moves of neighbouring parameters once the best has stalled for 2 generations: on
     // the convolution spaces of docs/strategy_comparison.md this takes the median evaluations
-    // to 1% from 378 to 167 (A100) and 149.5 to 132.5 (MI250X) over 100 seeds; the other four
-    // spaces reach 1% before evo stalls, and do not change. Any two parameters (pair_span 0)
+    // to 1% from 378 to 167 (A100) and 149.5 to 132.5 (MI250X) over 100 seeds; gemm,
+    // dedispersion and pnpoly reach 1% before evo stalls, and do not change (attention S512
+    // stalls: 47.5 / 59 against 63.5 / 53 at 30 / 100 seeds). Any two parameters (pair_span 0)
     // were slower: 4 times as many moves to rank, most of them between unrelated parameters.
     pairs_ = static_cast<size_t>(o.get_int("pairs", 4, 0, 1000));
     pair_span_ = static_cast<size_t>(o.get_int("pair_span", 1, 0, 1000));
