@@ -12,25 +12,13 @@
 // are left out while others remain) and repair (such a value is taken only where nothing
 // else is near).
 //
-// Options (ctx.options): population (8), tournament (3), elite (2: one neighbour child of
-// each of the best two per generation), crossover_rate (0.7), mutation_rate (0.3, adapted
-// within mutation_min 0.1 .. mutation_max 1.0 by grow 1.5 / shrink 0.7), jump (0.3: chance
-// that a mutated ordered parameter takes any value instead of a neighbouring one),
-// immigrate_after (3 stalled generations; 0 turns immigrants off), screen (4: candidate
-// children bred per place in a generation, the one the surrogate predicts fastest kept; 1
-// turns the surrogate off), initial (population: random configs in the first generation, besides
-// seeds), offspring (population: configs bred per later generation), pattern (4: compass polls
-// around the best per generation, pattern.hpp; 0 turns them off), pattern_step (1.0: the
-// poll's first step as a fraction of each ordered parameter's range, so the first round tries
-// both ends of each), pattern_rank (1: the surrogate orders each round's polls; 0: parameter order),
-// pairs (4: pair moves per generation once the best has stalled for pair_after 2 generations,
-// pair_moves.hpp; 0 turns them off), pair_centers (2: shared between the best 2 members),
-// pair_span (1: only parameters next to each other in the spec's order move together; 0: any two).
+// Options (ctx.options): evo_settings.hpp.
 #include <algorithm>
 #include <cmath>
 #include <deque>
 
 #include "strategy/common.hpp"
+#include "strategy/evo_settings.hpp"
 #include "strategy/pair_moves.hpp"
 #include "strategy/pattern.hpp"
 #include "strategy/strategies.hpp"
@@ -49,50 +37,29 @@ class Evo final : public Strategy {
  public:
   explicit Evo(const StrategyContext& ctx)
       : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")), model_(*ctx.space) {
-    Options o("evo", ctx.options,
-              {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
-               "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen", "initial", "offspring",
-               "pattern", "pattern_step", "pattern_rank",
-               "pairs", "pair_span", "pair_after", "pair_centers"});
-    // 8 rather than 16: replays on spaces of 500-6000 configs (tests/unit/test_strategy_quality)
-    // reach 1.05x the optimum sooner, most of all where a 10% budget is only ~50 evaluations
-    // and a 16-config random first generation would spend a third of it.
-    pop_size_ = static_cast<size_t>(o.get_int("population", 8, 2, 100000));
-    tournament_ = static_cast<size_t>(o.get_int("tournament", 3, 1, 1000));
-    elite_ = static_cast<size_t>(o.get_int("elite", 2, 0, static_cast<int64_t>(pop_size_)));
-    crossover_rate_ = o.get_double("crossover_rate", 0.7, 0.0, 1.0);
-    rate_min_ = o.get_double("mutation_min", 0.1, 0.0, 1.0);
-    rate_max_ = o.get_double("mutation_max", 1.0, rate_min_, 1.0);
-    rate_ = o.get_double("mutation_rate", 0.3, rate_min_, rate_max_);
-    grow_ = o.get_double("grow", 1.5, 1.0, 10.0);
-    shrink_ = o.get_double("shrink", 0.7, 0.01, 1.0);
-    jump_ = o.get_double("jump", 0.3, 0.0, 1.0);
-    immigrate_after_ = static_cast<size_t>(o.get_int("immigrate_after", 3, 0, 1000000));
-    screen_ = static_cast<size_t>(o.get_int("screen", 4, 1, 1000));
-    const size_t initial = static_cast<size_t>(o.get_int("initial", static_cast<int64_t>(pop_size_), 1, 100000));
+    const EvoSettings o = parse_evo_settings(ctx.options);
+    pop_size_ = o.population;
+    tournament_ = o.tournament;
+    elite_ = o.elite;
+    crossover_rate_ = o.crossover_rate;
+    rate_min_ = o.mutation_min;
+    rate_max_ = o.mutation_max;
+    rate_ = o.mutation_rate;
+    grow_ = o.grow;
+    shrink_ = o.shrink;
+    jump_ = o.jump;
+    immigrate_after_ = o.immigrate_after;
+    screen_ = o.screen;
+    const size_t initial = o.initial;
     screen_after_ = std::min(initial, pop_size_);  // the model needs a first generation to go by
-    offspring_ = static_cast<size_t>(o.get_int("offspring", static_cast<int64_t>(pop_size_), 1, 100000));
-    // 4 polls of the full range first: on the six spaces of docs/strategy_comparison.md this
-    // halves the evaluations to 1% on pnpoly and cuts them on dedispersion, gemm and attention,
-    // where breeding walks a smooth slope one index step at a time; it costs on the two
-    // convolution spaces, whose optima are isolated (see the doc).
-    pattern_ = static_cast<size_t>(o.get_int("pattern", 4, 0, 1000));
-    const double pattern_step = o.get_double("pattern_step", 1.0, 0.0, 1.0);
-    pattern_rank_ = o.get_int("pattern_rank", 1, 0, 1) == 1;
-    // 4 pair moves of neighbouring parameters once the best has stalled for 2 generations: on
-    // the convolution spaces of docs/strategy_comparison.md this takes the median evaluations
-    // to 1% from 378 to 167 (A100) and 149.5 to 132.5 (MI250X) over 100 seeds; gemm,
-    // dedispersion and pnpoly reach 1% before evo stalls, and do not change (attention S512
-    // stalls: 47.5 / 59 against 63.5 / 53 at 30 / 100 seeds). Any two parameters (pair_span 0)
-    // were slower: 4 times as many moves to rank, most of them between unrelated parameters.
-    pairs_ = static_cast<size_t>(o.get_int("pairs", 4, 0, 1000));
-    pair_span_ = static_cast<size_t>(o.get_int("pair_span", 1, 0, 1000));
-    pair_after_ = static_cast<size_t>(o.get_int("pair_after", 2, 0, 1000000));
-    // Shared between the best 2 members rather than all around the best: the optimum may be a
-    // pair away from the runner-up. Convolution A100 / MI250X at 300 seeds, evaluations to 1%:
-    // 1 center 193 / 126.5, 2: 172.5 / 131, 4: 158 / 138.5; but with 4 the synthetic trap of
-    // EvoOptions.PairMovesFindAnIsolatedPairSooner (one move a center) loses its gain.
-    pair_centers_ = static_cast<size_t>(o.get_int("pair_centers", 2, 1, 1000));
+    offspring_ = o.offspring;
+    pattern_ = o.pattern;
+    const double pattern_step = o.pattern_step;
+    pattern_rank_ = o.pattern_rank;
+    pairs_ = o.pairs;
+    pair_span_ = o.pair_span;
+    pair_after_ = o.pair_after;
+    pair_centers_ = o.pair_centers;
     std::vector<size_t> sizes;
     std::vector<bool> ordered;
     for (const auto& p : space_.params()) {
