@@ -36,30 +36,14 @@ struct Individual {
 class Evo final : public Strategy {
  public:
   explicit Evo(const StrategyContext& ctx)
-      : space_(*ctx.space), sampler_(*ctx.space), rng_(make_rng(ctx.seed, "evo")), model_(*ctx.space) {
-    const EvoSettings o = parse_evo_settings(ctx.options);
-    pop_size_ = o.population;
-    tournament_ = o.tournament;
-    elite_ = o.elite;
-    crossover_rate_ = o.crossover_rate;
-    rate_min_ = o.mutation_min;
-    rate_max_ = o.mutation_max;
-    rate_ = o.mutation_rate;
-    grow_ = o.grow;
-    shrink_ = o.shrink;
-    jump_ = o.jump;
-    immigrate_after_ = o.immigrate_after;
-    screen_ = o.screen;
-    const size_t initial = o.initial;
-    screen_after_ = std::min(initial, pop_size_);  // the model needs a first generation to go by
-    offspring_ = o.offspring;
-    pattern_ = o.pattern;
-    const double pattern_step = o.pattern_step;
-    pattern_rank_ = o.pattern_rank;
-    pairs_ = o.pairs;
-    pair_span_ = o.pair_span;
-    pair_after_ = o.pair_after;
-    pair_centers_ = o.pair_centers;
+      : space_(*ctx.space),
+        opt_(parse_evo_settings(ctx.options)),
+        sampler_(*ctx.space),
+        rng_(make_rng(ctx.seed, "evo")),
+        model_(*ctx.space) {
+    rate_ = opt_.mutation_rate;
+    const size_t initial = opt_.initial;
+    screen_after_ = std::min(initial, opt_.population);  // the model needs a first generation to go by
     std::vector<size_t> sizes;
     std::vector<bool> ordered;
     for (const auto& p : space_.params()) {
@@ -68,7 +52,7 @@ class Evo final : public Strategy {
       sizes.push_back(p.values.size());
       ordered.push_back(!categorical_.back());
     }
-    compass_.emplace(sizes, ordered, pattern_step);
+    compass_.emplace(sizes, ordered, opt_.pattern_step);
     sizes_ = sizes;
     for (const auto& k : ctx.known) {
       seen_.insert(k.config);
@@ -83,7 +67,7 @@ class Evo final : public Strategy {
     std::vector<Config> gen;
     SeenSet seeded;  // known configs are skipped here, so the next seeds take their places
     for (const auto& k : ctx.known) seeded.insert(k.config);
-    take_seeds(space_, ctx.seeds, seeded, gen, std::max(open, pop_size_ / 2));
+    take_seeds(space_, ctx.seeds, seeded, gen, std::max(open, opt_.population / 2));
     std::erase_if(gen, [&](const Config& c) { return !seen_.insert(c); });
     fill_random(gen, open);
     pending_.assign(gen.begin(), gen.end());
@@ -122,7 +106,7 @@ class Evo final : public Strategy {
     }
   }
 
-  // Survivors: the best pop_size_ of the population and the results told since the last
+  // Survivors: the best opt_.population of the population and the results told since the last
   // breeding. Failed ones stay only while nothing better fills the population.
   void select() {
     population_.insert(population_.end(), std::make_move_iterator(fresh_.begin()),
@@ -132,7 +116,7 @@ class Evo final : public Strategy {
                      [](const Individual& a, const Individual& b) {
                        return a.score < b.score || (a.score == b.score && a.order < b.order);
                      });
-    if (population_.size() > pop_size_) population_.resize(pop_size_);
+    if (population_.size() > opt_.population) population_.resize(opt_.population);
   }
 
   // Grow the mutation rate while the best does not improve (explore further from the
@@ -142,10 +126,10 @@ class Evo final : public Strategy {
     double best = population_.empty() ? std::numeric_limits<double>::infinity()
                                       : population_.front().score;
     if (best < last_best_) {
-      rate_ = std::max(rate_min_, rate_ * shrink_);
+      rate_ = std::max(opt_.mutation_min, rate_ * opt_.shrink);
       stagnant_ = 0;
     } else {
-      rate_ = std::min(rate_max_, rate_ * grow_);
+      rate_ = std::min(opt_.mutation_max, rate_ * opt_.grow);
       ++stagnant_;
     }
     last_best_ = best;
@@ -154,12 +138,12 @@ class Evo final : public Strategy {
   const Individual& tournament() {
     std::uniform_int_distribution<size_t> pick(0, population_.size() - 1);
     size_t best = pick(rng_);
-    for (size_t i = 1; i < tournament_; ++i) best = std::min(best, pick(rng_));  // sorted
+    for (size_t i = 1; i < opt_.tournament; ++i) best = std::min(best, pick(rng_));  // sorted
     return population_[best];
   }
 
   // Moves k distinct parameters. An ordered one usually takes a neighbouring value; with
-  // probability jump_ it takes any value instead, because performance is often not smooth
+  // probability opt_.jump it takes any value instead, because performance is often not smooth
   // in a parameter (a power-of-two block size beats both of its neighbours). A categorical
   // one always takes any other value: its order means nothing.
   // The values parameter p may move to from `from`, with their prior weights: every other
@@ -181,7 +165,7 @@ class Evo final : public Strategy {
       if (!targets(i, idx[i]).empty()) movable.push_back(i);
     std::shuffle(movable.begin(), movable.end(), rng_);
     if (movable.size() > k) movable.resize(k);
-    std::bernoulli_distribution coin_jump(jump_);
+    std::bernoulli_distribution coin_jump(opt_.jump);
     for (size_t p : movable) {
       const auto to = targets(p, idx[p]);
       if (categorical_[p] || coin_jump(rng_)) {
@@ -204,7 +188,7 @@ class Evo final : public Strategy {
   // A child's index vector: crossover of two tournament winners (or a copy of one), then a
   // mutation of one or two parameters unless crossover alone produced something new.
   std::vector<int> make_child() {
-    std::bernoulli_distribution coin_cross(crossover_rate_), coin_rate(rate_),
+    std::bernoulli_distribution coin_cross(opt_.crossover_rate), coin_rate(rate_),
         coin_second(rate_ / 2);
     const Individual& a = tournament();
     std::vector<int> child = a.idx;
@@ -221,13 +205,13 @@ class Evo final : public Strategy {
     return child;
   }
 
-  // The best of screen_ children by the surrogate's prediction, once it has a population's
+  // The best of opt_.screen children by the surrogate's prediction, once it has a population's
   // worth of outcomes to go by: a child predicted slow costs nothing until it is measured.
   std::vector<int> screened_child() {
     std::vector<int> best = make_child();
-    if (screen_ <= 1 || model_.size() < screen_after_) return best;
+    if (opt_.screen <= 1 || model_.size() < screen_after_) return best;
     double best_predicted = model_.predict(best);
-    for (size_t k = 1; k < screen_; ++k) {
+    for (size_t k = 1; k < opt_.screen; ++k) {
       std::vector<int> child = make_child();
       const double predicted = model_.predict(child);
       if (predicted < best_predicted) {
@@ -264,14 +248,14 @@ class Evo final : public Strategy {
     }
   }
 
-  // Immigrants: each the best of screen_ random unseen configs by the surrogate, so that
+  // Immigrants: each the best of opt_.screen random unseen configs by the surrogate, so that
   // sampling the space at large still favours the values that measured well.
   void fill_screened_random(std::vector<Config>& out, size_t limit) {
-    if (screen_ <= 1 || model_.size() < screen_after_) return fill_random(out, limit);
+    if (opt_.screen <= 1 || model_.size() < screen_after_) return fill_random(out, limit);
     while (out.size() < limit) {
       std::optional<Config> best;
       double best_predicted = 0;
-      for (size_t k = 0; k < screen_; ++k) {
+      for (size_t k = 0; k < opt_.screen; ++k) {
         auto c = sampler_.draw(rng_, seen_);
         if (!c) break;
         const double predicted = model_.predict(space_.encode(*c));
@@ -286,39 +270,39 @@ class Evo final : public Strategy {
     }
   }
 
-  // Up to pattern_ compass polls around the best (pattern.hpp), each the nearest unseen valid
+  // Up to opt_.pattern compass polls around the best (pattern.hpp), each the nearest unseen valid
   // config to its target (the target itself where that is valid).
   void add_polls(std::vector<Config>& gen) {
-    if (pattern_ == 0 || !std::isfinite(population_.front().score)) return;
+    if (opt_.pattern == 0 || !std::isfinite(population_.front().score)) return;
     auto fresh = [&](const std::vector<int>& idx) { return !seen_.contains(space_.decode(idx)); };
     CompassPoll::Rank rank;
-    if (pattern_rank_ && screen_ > 1 && model_.size() >= screen_after_)
+    if (opt_.pattern_rank && opt_.screen > 1 && model_.size() >= screen_after_)
       rank = [&](const std::vector<int>& idx) { return model_.predict(idx); };
-    for (size_t k = 0; k < pattern_; ++k) {
+    for (size_t k = 0; k < opt_.pattern; ++k) {
       auto target = compass_->next(population_.front().idx, fresh, rank);
       if (!target || !add_nearest(*target, gen)) return;
     }
   }
 
-  // Up to pairs_ pair moves around the best pair_centers_ members, shared out in rank order
-  // (pair_moves.hpp), once the best has stalled for pair_after_ generations: its one-parameter
+  // Up to opt_.pairs pair moves around the best opt_.pair_centers members, shared out in rank order
+  // (pair_moves.hpp), once the best has stalled for opt_.pair_after generations: its one-parameter
   // neighbourhood (elite children, polls) has had its chance by then. They take places of bred
   // children; exact targets only (a repaired pair move would be a different move), valid and
   // never measured.
   void add_pairs(std::vector<Config>& gen) {
-    if (pairs_ == 0 || stagnant_ < pair_after_ || !std::isfinite(population_.front().score)) return;
+    if (opt_.pairs == 0 || stagnant_ < opt_.pair_after || !std::isfinite(population_.front().score)) return;
     auto accept = [&](const std::vector<int>& idx) {
       const Config c = space_.decode(idx);
       return !seen_.contains(c) && space_.valid(c);
     };
     IdxRank rank;  // without the surrogate (screen 1): parameter and value order
-    if (screen_ > 1 && model_.size() >= screen_after_)
+    if (opt_.screen > 1 && model_.size() >= screen_after_)
       rank = [&](const std::vector<int>& idx) { return model_.predict(idx); };
-    const size_t centers = std::min(pair_centers_, population_.size());
-    for (size_t n = 0, added = 0; n < centers && added < pairs_; ++n) {
+    const size_t centers = std::min(opt_.pair_centers, population_.size());
+    for (size_t n = 0, added = 0; n < centers && added < opt_.pairs; ++n) {
       if (!std::isfinite(population_[n].score)) break;
-      const size_t k = (pairs_ - added + (centers - n) - 1) / (centers - n);
-      for (auto& idx : pair_moves(population_[n].idx, sizes_, pair_span_, rank, accept, k)) {
+      const size_t k = (opt_.pairs - added + (centers - n) - 1) / (centers - n);
+      for (auto& idx : pair_moves(population_[n].idx, sizes_, opt_.pair_span, rank, accept, k)) {
         Config c = space_.decode(idx);
         seen_.insert(c);
         gen.push_back(std::move(c));
@@ -332,23 +316,23 @@ class Evo final : public Strategy {
     adapt();
     std::vector<Config> gen;
     if (population_.empty()) {
-      fill_random(gen, pop_size_);  // nothing told yet: a caller asked ahead
+      fill_random(gen, opt_.population);  // nothing told yet: a caller asked ahead
     } else {
-      // One child next to each of the best elite_ configs: local exploitation that does
+      // One child next to each of the best opt_.elite configs: local exploitation that does
       // not depend on the luck of the tournament.
-      for (size_t e = 0; e < elite_ && e < population_.size(); ++e)
+      for (size_t e = 0; e < opt_.elite && e < population_.size(); ++e)
         if (std::isfinite(population_[e].score) && !add_nearest(population_[e].idx, gen)) break;
       add_polls(gen);
       add_pairs(gen);
-      // Random immigrants once the best has stalled for immigrate_after_ generations, one
+      // Random immigrants once the best has stalled for opt_.immigrate_after generations, one
       // more per further such stretch, up to half a generation. A converged population
       // only refines its own basin; an optimum elsewhere whose neighbours are all slow
       // (MI50 convolution: block 128x2 beats each of its neighbours by 30% or more) is found only by
       // sampling the space at large. On that space this halves the evaluations needed to
       // get within 1%, without slowing the approach to 5%.
-      if (immigrate_after_ > 0 && stagnant_ >= immigrate_after_)
-        fill_screened_random(gen, gen.size() + std::min(offspring_ / 2, stagnant_ / immigrate_after_));
-      while (gen.size() < offspring_ && add_nearest(screened_child(), gen)) {
+      if (opt_.immigrate_after > 0 && stagnant_ >= opt_.immigrate_after)
+        fill_screened_random(gen, gen.size() + std::min(opt_.offspring / 2, stagnant_ / opt_.immigrate_after));
+      while (gen.size() < opt_.offspring && add_nearest(screened_child(), gen)) {
       }
     }
     pending_.assign(gen.begin(), gen.end());
@@ -356,24 +340,20 @@ class Evo final : public Strategy {
 
   static constexpr size_t kNearestChecks = 20000;
   const SearchSpace& space_;
+  const EvoSettings opt_;  // the options (evo_settings.hpp)
   SeenSet seen_;  // proposed, told or known: never proposed again
   UnseenSampler sampler_;
   SeenSet told_;      // configs whose outcome is known
   std::mt19937_64 rng_;
-  size_t pop_size_, tournament_, elite_;
-  double crossover_rate_, rate_min_, rate_max_, rate_, grow_, shrink_, jump_;
+  double rate_;  // the mutation rate, adapted between opt_.mutation_min and mutation_max
   std::vector<bool> categorical_;
   std::vector<Individual> population_;  // sorted best first after select()
   std::vector<Individual> fresh_;       // told since the last select()
   std::deque<Config> pending_;          // bred, not yet proposed
   uint64_t arrivals_ = 0;
   double last_best_ = std::numeric_limits<double>::infinity();
-  size_t immigrate_after_ = 0;
-  size_t screen_ = 4;
-  size_t offspring_ = 8, pattern_ = 0, screen_after_ = 8;
-  bool pattern_rank_ = true;
+  size_t screen_after_ = 8;
   std::optional<CompassPoll> compass_;
-  size_t pairs_ = 4, pair_span_ = 1, pair_after_ = 2, pair_centers_ = 2;
   std::vector<size_t> sizes_;  // values per parameter
   AdditiveSurrogate model_;
   size_t stagnant_ = 0;  // breedings since the best last improved
