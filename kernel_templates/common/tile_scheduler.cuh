@@ -43,11 +43,11 @@ struct AttnBlock {
   }
 };
 
-// A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1, CTA x takes
-// w = x, x + gridDim.x, ... A head's query blocks are neighbours, so the CTAs running at once share few heads'
-// K/V in L2; causal: within a head the heaviest (last) query block comes first, as in the plain grid's order,
-// so the short ones fill the tail. (All heads' heaviest blocks first was 1.39x slower at B16 H16 S1024 D128
-// causal: 132 CTAs on 132 heads read 67 MB of K/V at once, more than the L2 holds.)
+// A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1; CTA x takes one
+// in each pass of gridDim.x (nth). A head's query blocks are neighbours, so the CTAs running at once share few
+// heads' K/V in L2; causal: within a head the heaviest (last) query block comes first, as in the plain grid's
+// order. (All heads' heaviest blocks first was 1.39x slower at B16 H16 S1024 D128 causal: 132 CTAs on 132
+// heads read 67 MB of K/V at once, more than the L2 holds.)
 template <int BM, int BN, bool CAUSAL>
 struct PersistentWork {
   int nblk, heads, total;
@@ -55,6 +55,14 @@ struct PersistentWork {
     nblk = (S + BM - 1) / BM;
     heads = H * B;
     total = nblk * heads;
+  }
+  // This CTA's k-th work tile. Passes of gridDim.x tiles; causal: odd passes run in reverse, so the two tiles a
+  // CTA takes in a pair of passes add up to about the same number of key tiles for every CTA. (A plain stride
+  // unbalances them: 132 CTAs over 8 query blocks a head, 132 = 4 mod 8, gives some CTAs blocks 7 and 3, 12 key
+  // tiles a pair, and others blocks 4 and 0, 6 a pair; in reverse every pair costs 9.)
+  __device__ __forceinline__ int nth(int k) const {
+    const int g = (int)gridDim.x, x = (int)blockIdx.x;
+    return k * g + (CAUSAL && (k & 1) ? g - 1 - x : x);
   }
   // work tile w: its query block's first row, its head (b * H + h) and its key tiles
   __device__ __forceinline__ void at(int w, int S, int& m0, int& bh, int& ntiles) const {
