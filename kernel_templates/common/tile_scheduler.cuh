@@ -6,6 +6,14 @@
 
 namespace kf {
 
+// The first key tile a query block from row m0 must mask: past the causal diagonal of its first row, or past S.
+template <int BN, bool CAUSAL>
+__device__ __forceinline__ int first_masked_tile(int m0, int S) {
+  int first = S / BN;
+  if (CAUSAL) first = min(first, m0 / BN);
+  return first;
+}
+
 template <int BM, int BN, int KS, bool CAUSAL, int MC>
 struct AttnBlock {
   int nblk;   // query blocks in the grid (a multiple of MC)
@@ -35,12 +43,8 @@ struct AttnBlock {
     t0 = min(split * per, ntiles_all);
     ntiles = min(t0 + per, ntiles_all) - t0;
   }
-  // The first key tile that needs masking: past the causal diagonal of the block's first row, or past S.
-  __device__ __forceinline__ int first_masked_tile(int S) const {
-    int first = S / BN;
-    if (CAUSAL) first = min(first, m0 / BN);
-    return first;
-  }
+  // The first key tile that needs masking (first_masked_tile below).
+  __device__ __forceinline__ int first_masked_tile(int S) const { return kf::first_masked_tile<BN, CAUSAL>(m0, S); }
 };
 
 // A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1; CTA x takes one
@@ -72,11 +76,7 @@ struct PersistentWork {
     const int n_end = CAUSAL ? min(S, m0 + BM) : S;
     ntiles = (n_end + BN - 1) / BN;
   }
-  __device__ __forceinline__ static int first_masked_tile(int m0, int S) {
-    int first = S / BN;
-    if (CAUSAL) first = min(first, m0 / BN);
-    return first;
-  }
+  __device__ __forceinline__ static int first_masked_tile(int m0, int S) { return kf::first_masked_tile<BN, CAUSAL>(m0, S); }
 };
 
 // Key group g of G over a slice of n tiles from t0: its own contiguous range [first, first + count), per
