@@ -173,10 +173,9 @@ struct TmaKvRing {
     if (t >= n) return;
     issue_at(t, row0 + t * BN, bh);
   }
-  // The producer: the tile whose slice starts at key row `row` of head `head` as the ring's it-th tile (slot
-  // it % STAGES). A persistent CTA counts its tiles across work tiles, so slots and phases run on.
-  __device__ __forceinline__ void issue_at(int it, int row, int head) const {
-    const int t = it;
+  // The producer: the tile whose slice starts at key row `row` of head `head` as the ring's t-th tile (slot
+  // t % STAGES). A persistent CTA counts its tiles across work tiles, so slots and phases run on.
+  __device__ __forceinline__ void issue_at(int t, int row, int head) const {
     const int st = t % STAGES;
     const unsigned full = full0 + 8 * st, full_v = SPLIT_WAIT ? full_v0 + 8 * st : full, off = st * SLOT_BYTES;
     const bool refill = (MC > 1 || RELEASERS > 0) && t >= STAGES;

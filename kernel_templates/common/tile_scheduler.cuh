@@ -6,6 +6,14 @@
 
 namespace kf {
 
+// The first key tile a query block from row m0 must mask: past the causal diagonal of its first row, or past S.
+template <int BN, bool CAUSAL>
+__device__ __forceinline__ int first_masked_tile(int m0, int S) {
+  int first = S / BN;
+  if (CAUSAL) first = min(first, m0 / BN);
+  return first;
+}
+
 template <int BM, int BN, int KS, bool CAUSAL, int MC>
 struct AttnBlock {
   int nblk;   // query blocks in the grid (a multiple of MC)
@@ -35,19 +43,15 @@ struct AttnBlock {
     t0 = min(split * per, ntiles_all);
     ntiles = min(t0 + per, ntiles_all) - t0;
   }
-  // The first key tile that needs masking: past the causal diagonal of the block's first row, or past S.
-  __device__ __forceinline__ int first_masked_tile(int S) const {
-    int first = S / BN;
-    if (CAUSAL) first = min(first, m0 / BN);
-    return first;
-  }
+  // The first key tile that needs masking (first_masked_tile below).
+  __device__ __forceinline__ int first_masked_tile(int S) const { return kf::first_masked_tile<BN, CAUSAL>(m0, S); }
 };
 
-// A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1, CTA x takes
-// w = x, x + gridDim.x, ... A head's query blocks are neighbours, so the CTAs running at once share few heads'
-// K/V in L2; causal: within a head the heaviest (last) query block comes first, as in the plain grid's order,
-// so the short ones fill the tail. (All heads' heaviest blocks first was 1.39x slower at B16 H16 S1024 D128
-// causal: 132 CTAs on 132 heads read 67 MB of K/V at once, more than the L2 holds.)
+// A persistent CTA's work tiles: every (query block, head) pair, numbered w = 0 .. total - 1; CTA x takes one
+// in each pass of gridDim.x (nth). A head's query blocks are neighbours, so the CTAs running at once share few
+// heads' K/V in L2; causal: within a head the heaviest (last) query block comes first, as in the plain grid's
+// order. (All heads' heaviest blocks first was 1.39x slower at B16 H16 S1024 D128 causal: 132 CTAs on 132
+// heads read 67 MB of K/V at once, more than the L2 holds.)
 template <int BM, int BN, bool CAUSAL>
 struct PersistentWork {
   int nblk, heads, total;
@@ -55,6 +59,14 @@ struct PersistentWork {
     nblk = (S + BM - 1) / BM;
     heads = H * B;
     total = nblk * heads;
+  }
+  // This CTA's k-th work tile. Passes of gridDim.x tiles; causal: odd passes run in reverse, so the two tiles a
+  // CTA takes in a pair of passes add up to about the same number of key tiles for every CTA. (A plain stride
+  // unbalances them: 132 CTAs over 8 query blocks a head, 132 = 4 mod 8, gives some CTAs blocks 7 and 3, 12 key
+  // tiles a pair, and others blocks 4 and 0, 6 a pair; in reverse every pair costs 9.)
+  __device__ __forceinline__ int nth(int k) const {
+    const int g = (int)gridDim.x, x = (int)blockIdx.x;
+    return k * g + (CAUSAL && (k & 1) ? g - 1 - x : x);
   }
   // work tile w: its query block's first row, its head (b * H + h) and its key tiles
   __device__ __forceinline__ void at(int w, int S, int& m0, int& bh, int& ntiles) const {
@@ -64,11 +76,7 @@ struct PersistentWork {
     const int n_end = CAUSAL ? min(S, m0 + BM) : S;
     ntiles = (n_end + BN - 1) / BN;
   }
-  __device__ __forceinline__ static int first_masked_tile(int m0, int S) {
-    int first = S / BN;
-    if (CAUSAL) first = min(first, m0 / BN);
-    return first;
-  }
+  __device__ __forceinline__ static int first_masked_tile(int m0, int S) { return kf::first_masked_tile<BN, CAUSAL>(m0, S); }
 };
 
 // Key group g of G over a slice of n tiles from t0: its own contiguous range [first, first + count), per

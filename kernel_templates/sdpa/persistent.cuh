@@ -19,7 +19,7 @@ __device__ __forceinline__ void persistent_producer(KvPipe& pipe, elem_t* sQ, co
   if constexpr (PRODUCER_REGS > 0) kf::setmaxnreg_dec<PRODUCER_REGS>();
   if (tid != TMA_PRODUCER) return;
   int it = 0, k = 0;  // the ring's tile count, this CTA's work tile count
-  for (int w = blockIdx.x; w < work.total; w += gridDim.x, ++k) {
+  for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
     int m0, bh, ntiles;
     work.at(w, S, m0, bh, ntiles);
     if (ntiles > 0) pipe.issue_at(it, 0, bh);  // its slot was freed during the previous work tile's loop
@@ -39,7 +39,7 @@ __device__ __forceinline__ void persistent_consumer(KvPipe& pipe, elem_t* sQ, el
   consume_registers();
   const int warp = tid >> 5, lane = tid & 31;
   int it = 0, k = 0;
-  for (int w = blockIdx.x; w < work.total; w += gridDim.x, ++k) {
+  for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
     int m0, bh, ntiles;
     work.at(w, S, m0, bh, ntiles);
     Path path;  // (fresh O, running max and sum, and turn state per work tile)
