@@ -42,7 +42,9 @@
 //   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), head by head, longest
 //                 first within a head when causal (common/tile_scheduler.cuh); its producer loads the next work
 //                 tile's Q and K/V while the consumers finish and store this one, which is staged in an O buffer
-//                 of its own (sdpa/persistent.cuh)
+//                 of its own (sdpa/persistent.cuh); 2: the same CTAs, but the consumers' overlap loop runs on
+//                 across work tiles (a work tile's last P V goes out with the next one's first Q K^T) and Q has
+//                 two buffers (sdpa/persistent_stream.cuh)
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
@@ -188,6 +190,8 @@ constexpr int CONSUMER_REGS = WS && NW == 8 ? 240 : 0;
 #define KF_PERSIST 0
 #endif
 constexpr bool PERSIST = KF_PERSIST != 0;
+constexpr bool STREAM = KF_PERSIST == 2;  // PERSIST=2: the consumers' key loop runs on across work tiles
+constexpr int Q_BUFS = STREAM ? 2 : 1;    // Q buffers (PERSIST=2: the next work tile's Q loads during this one)
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
 #ifndef KF_WARPS_N
@@ -249,7 +253,7 @@ constexpr int ROWE = LayQ::kRowElems;  // allocated elements per smem row
 // sV [RINGS][STAGES][BN][ROWE], then KV_MERGE=push's mbarrier and receive buffer, the TMA ring barriers, Q's.
 constexpr int Q_ELEMS = BM * ROWE;
 constexpr int KV_ELEMS = BN * ROWE;
-constexpr int O_ELEMS = PERSIST ? BM * ROWE : 0;  // PERSIST: O's staging rows, so Q's buffer is free for the next work tile
+constexpr int O_ELEMS = PERSIST && !STREAM ? BM * ROWE : 0;  // PERSIST=1: O's staging rows, so Q's buffer is free for the next work tile
 
 // mma fragments: 16-row m-tiles per warp, the keys of a tile one warp handles, 8-column tiles
 constexpr int MT = RPW / 16;
@@ -287,5 +291,6 @@ static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && 
 static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
 static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
               "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
-static_assert(!PERSIST || WS, "PERSIST=1 needs WS=1");
+static_assert(!PERSIST || WS, "PERSIST needs WS=1");
+static_assert(KF_PERSIST >= 0 && KF_PERSIST <= 2, "PERSIST is 0, 1 or 2");
 static_assert(KS == 1 || WN == 1, "KV_SPLITS > 1 needs WARPS_N == 1");

@@ -12,6 +12,7 @@
 //   sdpa/pipeline.cuh      Q's load and the K/V pipeline of this config (common/kv_pipeline.cuh)
 //   sdpa/producer.cuh      WS=1: the producer warpgroup that issues every load
 //   sdpa/persistent.cuh    PERSIST=1: the persistent CTA's producer and consumer loops over its work tiles
+//   sdpa/persistent_stream.cuh  PERSIST=2: the same, one key loop across the work tiles
 //   sdpa/mainloop.cuh      one key tile: Q K^T, mask, online softmax, P V, over the path's GEMMs
 //                          (sdpa/gemm_mma.cuh, sdpa/gemm_wgmma.cuh; state in sdpa/path_state.cuh)
 //   sdpa/key_loops.cuh     the loops over the key tiles (key-range groups, PIPE_QK, plain);
@@ -37,6 +38,7 @@
 #include "sdpa/merge.cuh"
 #include "sdpa/merge_splits.cuh"
 #include "sdpa/persistent.cuh"
+#include "sdpa/persistent_stream.cuh"
 static_assert(!WS || !KF_STAMPS, "the DIAG stamps time a CTA whose warps all load: not with WS=1");
 
 extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOCKS)
@@ -48,7 +50,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   // wgmma's swizzle atoms must sit on 1024-byte boundaries (the spec adds 1024 bytes of slack)
   const unsigned align_pad = WGMMA ? (1024u - (kf::smem_u32(smem_raw) & 1023u)) & 1023u : 0u;
   elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw + align_pad);
-  elem_t* sK = sQ + Q_ELEMS;
+  elem_t* sK = sQ + Q_BUFS * Q_ELEMS;  // (PERSIST=2: two Q buffers)
   elem_t* sV = sK + RINGS * STAGES * KV_ELEMS;
   elem_t* sO = sV + RINGS * STAGES * KV_ELEMS;  // PERSIST's staging rows (O_ELEMS; none otherwise)
 
@@ -68,8 +70,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   const float sl2 = scale * KF_LOG2E;
 
   // past the K/V rings (and PERSIST's O rows): KV_MERGE=push's mbarrier and receive buffer (the spec's push_bytes),
-  // then KV_LOAD=tma's ring barriers (24 * STAGES bytes per ring, 32 with WS) and Q's (8, PERSIST 16: full and
-  // empty; the spec's tma_bytes)
+  // then KV_LOAD=tma's ring barriers (24 * STAGES bytes per ring, 32 with WS) and Q's (8; PERSIST=1 16: full and
+  // empty; PERSIST=2 32: two of each; the spec's tma_bytes)
   unsigned char* tail = reinterpret_cast<unsigned char*>(sO + O_ELEMS);
   if constexpr (MERGE_PUSH) {
     if (kf::cluster_rank() == 0 && tid == 0) kf::push_mbar_init(kf::smem_u32(tail), (KS - 1) * BM * (HD + 8) * 4);
@@ -97,6 +99,13 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
     __syncthreads();  // every mbarrier initialised before the producer issues or a consumer waits
     if constexpr (PERSIST) {
       const Work work(S, H, B);
+      if constexpr (STREAM) {
+        if (tid >= NT)
+          stream_producer(pipe, sQ, tmQ, q_mbar, work, S, tid);
+        else
+          stream_consumer(pipe, sQ, sK, sV, O, q_mbar, work, S, sl2, tid);
+        return;
+      }
       if (tid >= NT)
         persistent_producer(pipe, sQ, tmQ, q_mbar, q_mbar + 8, work, S, tid);
       else

@@ -81,14 +81,16 @@ std::string program_log(nvrtcProgram p) {
 
 uint64_t nvrtc_compile_count() { return g_nvrtc_compiles.load(); }
 
+std::string target_arch_for(const std::string& base_arch, const std::string& suffix) {
+  const bool has_suffix = !suffix.empty() && base_arch.size() > suffix.size() &&
+                          base_arch.compare(base_arch.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? base_arch : base_arch + suffix;
+}
+
 CompiledKernel compile_variant(const Variant& v, const std::string& base_arch, CubinCache* cache) {
   CompiledKernel k;
   k.hash = v.hash;
-  // A variant that needs "sm_90a" names its suffix; a target given as "sm_90a" already carries it.
-  const std::string& sfx = v.arch_suffix;
-  const bool has_suffix = !sfx.empty() && base_arch.size() > sfx.size() &&
-                          base_arch.compare(base_arch.size() - sfx.size(), sfx.size(), sfx) == 0;
-  k.arch = has_suffix ? base_arch : base_arch + sfx;
+  k.arch = target_arch_for(base_arch, v.arch_suffix);
   k.entry = v.entry;
   CubinCache& store = cache ? *cache : scratch_cache();
   if (cache) {

@@ -54,6 +54,10 @@ class CubinCache {
 // cache when given. Compile errors come back as ok=false with the log, never as exceptions.
 CompiledKernel compile_variant(const Variant& v, const std::string& base_arch, CubinCache* cache);
 
+// The target a variant compiles for: base_arch plus the variant's suffix ("sm_90" + "a"), unless base_arch
+// already ends with it (a target given as "sm_90a").
+std::string target_arch_for(const std::string& base_arch, const std::string& suffix);
+
 // NVRTC compilations this process has run (cache hits do not count): for tests and progress.
 uint64_t nvrtc_compile_count();
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "compile/compiler.hpp"
 #include "eval/tensor_map.hpp"
 #include "export/dtype_names.hpp"
 #include "util/hash.hpp"
@@ -128,7 +129,7 @@ KernelModel make_kernel_model(const Family& f, const Config& c, const Shape& s, 
   std::string key = m.variant.source + '\0' + m.variant.arch_suffix;
   for (const auto& o : m.variant.options) key += '\0' + o;
   m.variant.hash = content_hash(key);
-  m.arch = base_arch + m.variant.arch_suffix;
+  m.arch = target_arch_for(base_arch, m.variant.arch_suffix);  // ("sm_90a" stays sm_90a)
 
   const Scope scope = make_scope(f, c, s, limits);
   for (const BufferSpec& b : f.buffers) {

@@ -139,6 +139,8 @@ constexpr const char* kProducerWarpgroup =
     "BLOCK_M=128,WARPS=8,STAGES=2,WG_PINGPONG=1,Q_LOAD=tma,Q_IN=smem,KV_WAIT=split,PIPE_QK=2,WS=1";
 constexpr const char* kPersistent =
     "BLOCK_M=128,WARPS=8,STAGES=2,WG_PINGPONG=1,Q_LOAD=tma,Q_IN=smem,KV_WAIT=split,PIPE_QK=2,WS=1,PERSIST=1";
+constexpr const char* kStreaming =
+    "BLOCK_M=128,WARPS=8,STAGES=2,WG_PINGPONG=1,Q_LOAD=tma,Q_IN=smem,KV_WAIT=split,PIPE_QK=2,WS=1,PERSIST=2";
 TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
   const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
   const Config base = parse_assignment(
@@ -149,13 +151,34 @@ TEST_F(TensorMapGpu, AttentionTmaVariantsPassTheGate) {
                              "BLOCK_M=128,WARPS=8,STAGES=3,WG_PINGPONG=1", "WARPS=8,WARPS_N=2,STAGES=3,WG_PINGPONG=1",
                              "EXP2=poly", "Q_LOAD=tma", "WARPS=8,WARPS_N=2,WN_KEYS=range,Q_LOAD=tma",
                              "WARPS=8,WARPS_N=2,WN_KEYS=pingpong,STAGES=3,Q_LOAD=tma", kProducerWarpgroup,
-                             kPersistent}) {
+                             kPersistent, kStreaming}) {
     Config c = base;
     for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
     SCOPED_TRACE(to_string(c));
     const EvalResult r = evaluate(spec, to_string(c), "B=2,H=8,S=256,D=64,causal=1,dtype=f16");
     EXPECT_EQ(r.status, Status::Ok) << r.error;
   }
+}
+
+// Persistent CTAs over more work tiles than the device has SMs (the gate's own shapes give each CTA one): every
+// CTA runs several, so PERSIST=1's per-work-tile restart and PERSIST=2's key loop across work tiles (its Q
+// buffers alternating, O staged in the finished one) are checked against the reference, with odd S and causal
+// masks at the work tiles' seams, D64 and D128, Q from smem and from registers.
+TEST_F(TensorMapGpu, PersistentCtasOverManyWorkTilesPassTheGate) {
+  const fs::path spec = fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json";
+  const std::string ws = std::string(kProducerWarpgroup) +
+                         ",BLOCK_N=128,MMA=wgmma,VEC=8,LAYOUT=swizzled,WARPS_N=1,WN_KEYS=tile,MIN_BLOCKS=1,KV_SPLITS=1,"
+                         "KV_MERGE=gmem,LAZY_RESCALE=0,P_EARLY=1,EXP2=f32,LANE_ADDR=0,LOAD_ORDER=after_qk,KV_LOAD=tma,"
+                         "KV_MCAST=1";
+  for (const char* persist : {"PERSIST=1", "PERSIST=2", "PERSIST=2,Q_IN=regs"})
+    for (const char* shape : {"B=3,H=50,S=300,D=128,causal=1,dtype=bf16", "B=2,H=80,S=517,D=128,causal=0,dtype=f16",
+                              "B=2,H=90,S=640,D=64,causal=1,dtype=f16"}) {
+      Config c = parse_assignment(ws);
+      for (const auto& [name, value] : parse_assignment(persist)) c[name] = value;
+      SCOPED_TRACE(to_string(c) + " " + shape);
+      const EvalResult r = evaluate(spec, to_string(c), shape);
+      EXPECT_EQ(r.status, Status::Ok) << r.error;
+    }
 }
 
 // The SIMT and WMMA paths moved out of sdpa_fwd into the sdpa_basic family (the same kernels, without the

@@ -1,7 +1,8 @@
 // sdpa_fwd's producer warpgroup (WS=1, kernel_templates/sdpa/producer.cuh) in the family's space: the spec
 // admits it only with the structure the template needs (PIPE_QK=2 on a TMA ring with split waits and TMA for Q),
 // BLOCK_N past 128 only with it and only as far as the registers go, two stages only with it; and the variants
-// it admits compile for sm_90a without spilling (setmaxnreg gives the consumers 240 registers).
+// it admits compile for sm_90a without spilling (setmaxnreg gives the consumers 240 registers), the persistent
+// CTAs on it (PERSIST 1 and 2) too.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -51,6 +52,9 @@ TEST(AttentionProducerWarpgroup, TheSpaceAdmitsItOnlyWithTheStructureItNeeds) {
   // (with 176 they do not: Q 32 KB + two stages of K/V 176 KB + O 32 KB)
   EXPECT_TRUE(sm90.valid(with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{1})));
   EXPECT_FALSE(sm90.valid(with(ws, "PERSIST", int64_t{1})));
+  // PERSIST=2 keeps two Q buffers instead (64 KB), and stages O in the finished one: BLOCK_N 160 fits, 176 not
+  EXPECT_TRUE(sm90.valid(with(with(ws, "BLOCK_N", int64_t{160}), "PERSIST", int64_t{2})));
+  EXPECT_FALSE(sm90.valid(with(ws, "PERSIST", int64_t{2})));
   const Config plain128 = with(with(with(ws, "WS", int64_t{0}), "STAGES", int64_t{3}), "BLOCK_N", int64_t{128});
   EXPECT_TRUE(sm90.valid(plain128)) << to_string(plain128);
   EXPECT_FALSE(sm90.valid(with(plain128, "PERSIST", int64_t{1})));
@@ -79,7 +83,10 @@ TEST(AttentionProducerWarpgroup, VariantsCompileForSm90aWithoutSpills) {
       {"B=1,H=16,S=8192,D=128,causal=0,dtype=f16", ws},
       {"B=2,H=16,S=4096,D=128,causal=1,dtype=bf16", with(ws, "BLOCK_N", int64_t{128})},
       {"B=8,H=16,S=2048,D=64,causal=0,dtype=f16", with(ws, "BLOCK_N", int64_t{192})},
-      {"B=16,H=16,S=1024,D=128,causal=1,dtype=bf16", with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{1})}};
+      {"B=16,H=16,S=1024,D=128,causal=1,dtype=bf16", with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{1})},
+      {"B=16,H=16,S=1024,D=128,causal=0,dtype=f16", with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{2})},
+      {"B=4,H=16,S=1024,D=64,causal=1,dtype=bf16",
+       with(with(with(ws, "BLOCK_N", int64_t{128}), "PERSIST", int64_t{2}), "Q_IN", std::string("regs"))}};
   std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
   for (const auto& [shape_text, config] : cases) {
     const Shape shape = parse_shape(f, shape_text);

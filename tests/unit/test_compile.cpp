@@ -179,6 +179,13 @@ TEST_F(CompileTest, ATargetThatCarriesTheSuffixKeepsIt) {
   EXPECT_EQ(k.arch, "sm_90a");
 }
 
+// The same rule names the export's target (its manifest's nvcc lines once read compute_90aa).
+TEST(TargetArch, TheSuffixIsAddedOnce) {
+  EXPECT_EQ(target_arch_for("sm_90", "a"), "sm_90a");
+  EXPECT_EQ(target_arch_for("sm_90a", "a"), "sm_90a");
+  EXPECT_EQ(target_arch_for("sm_89", ""), "sm_89");
+}
+
 TEST_F(CompileTest, SpillsAndStackAreReported) {
   CubinCache cache(dir_);
   const CompiledKernel k =
