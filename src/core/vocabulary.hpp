@@ -18,7 +18,7 @@ std::string to_string(Status s);                 // "ok", "invalid", "compile_er
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
 
 struct TimingOptions {
-  double warmup_ms = 200;      // plain launches before measuring (sustained clocks, not an idle GPU's boost)
+  double warmup_ms = 25;       // plain launches before measuring
   int min_reps = 10;           // graph replays measured, at least
   int max_reps = 100;          // and at most
   double max_ms = 1500;        // time cap for one kernel's measurement
