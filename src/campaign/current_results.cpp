@@ -10,6 +10,7 @@ namespace kf {
 
 bool KernelSourceCheck::stale(const EvaluationRecord& e, const Config& config) {
   if (!e.kernel || e.kernel->variant_hash.empty()) return false;
+  if (e.timing && e.timing->method != kTimingMethod) return true;  // times of another method do not compare
   const std::string key = to_string(config);
   auto it = hash_.find(key);
   if (it == hash_.end()) {

@@ -16,8 +16,9 @@ namespace kf {
 class KernelSourceCheck {
  public:
   KernelSourceCheck(const Family& family, const Shape& shape) : family_(family), shape_(shape) {}
-  // True when the record was measured with another kernel source. Records without a kernel (never compiled)
-  // and configs that no longer render are not stale: nothing newer can replace them.
+  // True when the record was measured with another kernel source, or timed with another timing method
+  // (kTimingMethod). Records without a kernel (never compiled, imported) and configs that no longer render are
+  // not stale: nothing newer can replace them.
   bool stale(const EvaluationRecord& e, const Config& config);
 
  private:

@@ -27,6 +27,11 @@ struct TimingOptions {
   bool cold_l2 = false;        // flush L2 before each plain launch
 };
 
+// The worker's timing method. Times of two methods do not compare, so a record timed with another method is
+// stale (campaign/current_results.hpp) and `kforge refresh` re-times it. Bump it with any change to how
+// measure_kernel times a kernel. 1: ~2 ms graph replays, a host sync after each, 25 ms of warm-up.
+constexpr int kTimingMethod = 1;
+
 struct TimingStats {
   double median_us = 0;        // per launch, from graph replay
   double p10_us = 0, p90_us = 0;
@@ -34,6 +39,7 @@ struct TimingStats {
   int reps = 0;                // graph replays measured
   int launches_per_rep = 0;
   double plain_median_us = 0;  // per launch, plain launches with events around each
+  int method = 1;              // how it was timed (kTimingMethod of the worker that measured it)
 };
 
 // What kforge needs to know of a GPU (its methods are in family/device.cpp).

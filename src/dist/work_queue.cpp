@@ -129,7 +129,7 @@ std::vector<WorkResult> WorkQueue::take_finished(int64_t campaign_id, const Shap
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (!evaluations[i]) continue;
-    sql::Stmt r(impl.db, std::string(Store::Impl::kEvaluationSelect) + " WHERE e.id = ?");
+    sql::Stmt r(impl.db, impl.evaluation_select() + " WHERE e.id = ?");
     r.bind(1, evaluations[i]);
     if (r.step()) out[i].evaluation = impl.read_evaluation(r);
   }

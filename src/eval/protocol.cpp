@@ -123,6 +123,7 @@ void timing_stats_fields(T& t, Visit&& visit) {
   visit("reps", t.reps, false);
   visit("launches_per_rep", t.launches_per_rep, false);
   visit("plain_median_us", t.plain_median_us, false);
+  visit("method", t.method, false);  // (absent: 1, the method every record before it used)
 }
 
 template <class T, class Visit>

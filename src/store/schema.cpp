@@ -182,11 +182,17 @@ CREATE UNIQUE INDEX baselines_record
   ON baselines (family_id, shape_id, device_id, backend, median_us, extra_json);
 )sql";
 
+// Version 4: the timing method of each timed evaluation (kTimingMethod); NULL in older rows reads as 1.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE evaluations ADD COLUMN timing_method INTEGER;
+)sql";
+
 // Append only: a released step is never edited, a change is a new step.
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
     {3, kSchemaV3},
+    {4, kSchemaV4},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they
@@ -344,10 +350,12 @@ void open(sql::Db& db) {
   if (classify(db) < current_version()) migrate(db);
 }
 
-void open_read_only(sql::Db& db) {
+int open_read_only(sql::Db& db) {
   if (auto* file = dynamic_cast<sqlite::Db*>(&db)) file->busy_timeout(kBusyTimeoutMs);
-  if (classify(db) == 0) throw StoreError(db.label() + ": not a kforge database (no tables)");
+  const int version = classify(db);
+  if (version == 0) throw StoreError(db.label() + ": not a kforge database (no tables)");
   if (db.dialect() == sql::Dialect::Sqlite) db.exec("PRAGMA query_only = ON");
+  return version;
 }
 
 }  // namespace kf::schema

@@ -19,7 +19,8 @@ int current_version();
 // of by whichever later query happens to reach it.
 void open(sql::Db& db);
 // For a read-only connection: classifies the file like open() (same errors) and writes
-// nothing; an older schema version is read as it is (migrations only add constraints).
-void open_read_only(sql::Db& db);
+// nothing; an older schema version is read as it is and returned (the readers fill in what a
+// later step added: evaluations.timing_method of schema 4 reads as NULL before it).
+int open_read_only(sql::Db& db);
 
 }  // namespace kf::schema

@@ -211,7 +211,7 @@ EvaluationRecord Store::Impl::interrupt_attempt(const EvalIds& ids, const std::s
   const int64_t eval = insert_evaluation(ids, marker);
   sql::Stmt up(db, "UPDATE attempts SET state = 'interrupted', finished_at = ? WHERE id = ?");
   up.bind(1, now).bind(2, *ids.attempt).run();
-  sql::Stmt r(db, std::string(kEvaluationSelect) + " WHERE e.id = ?");
+  sql::Stmt r(db, evaluation_select() + " WHERE e.id = ?");
   r.bind(1, eval);
   r.step();
   return read_evaluation(r);

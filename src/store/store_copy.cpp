@@ -1,5 +1,6 @@
 #include "store/store_copy.hpp"
 
+#include <string>
 #include <vector>
 
 #include "store/store.hpp"
@@ -34,7 +35,7 @@ const std::vector<TableSpec>& tables() {
                        {"device_id", 'i'}, {"kernel_id", 'i'}, {"status", 't'}, {"error", 't'}, {"max_abs", 'r'},
                        {"rel_l2", 'r'}, {"median_us", 'r'}, {"p10_us", 'r'}, {"p90_us", 'r'}, {"ci_lo_us", 'r'},
                        {"ci_hi_us", 'r'}, {"reps", 'i'}, {"launches_per_rep", 'i'}, {"plain_median_us", 'r'},
-                       {"flops", 'r'}, {"bytes", 'r'}, {"created_at", 't'}}},
+                       {"flops", 'r'}, {"bytes", 'r'}, {"created_at", 't'}, {"timing_method", 'i'}}},
       {"baselines", {{"id", 'i'}, {"family_id", 'i'}, {"shape_id", 'i'}, {"device_id", 'i'}, {"backend", 't'},
                      {"median_us", 'r'}, {"extra_json", 't'}, {"created_at", 't'}}},
       {"sanitizer_runs", {{"id", 'i'}, {"family_id", 'i'}, {"variant_hash", 't'}, {"arch", 't'}, {"shape_id", 'i'},
@@ -92,8 +93,12 @@ std::map<std::string, size_t> copy_store(const std::string& from, const std::str
   const auto present = in.tables();  // an older file may lack a newer table (read as it is)
   std::map<std::string, size_t> copied;
   sql::ReadTransaction snapshot(in);
-  for (const auto& t : tables())
-    if (present.count(t.name)) copied[t.name] = copy_table(in, out, t);
+  for (TableSpec t : tables()) {
+    if (!present.count(t.name)) continue;
+    if (source.impl().schema_version < 4)  // evaluations.timing_method came with schema 4 (NULL reads as 1)
+      std::erase_if(t.columns, [](const auto& c) { return std::string(c.first) == "timing_method"; });
+    copied[t.name] = copy_table(in, out, t);
+  }
   tx.commit();
   return copied;
 }

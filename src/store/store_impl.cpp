@@ -40,10 +40,12 @@ std::unique_ptr<sql::Db> connect(const std::filesystem::path& p, Store::Access a
 Store::Impl::Impl(const std::filesystem::path& p, Store::Access access)
     : connection(connect(p, access)), db(*connection) {
   path = db.label();
-  if (access == Store::Access::ReadOnly)
-    schema::open_read_only(db);
-  else
+  if (access == Store::Access::ReadOnly) {
+    schema_version = schema::open_read_only(db);
+  } else {
     schema::open(db);
+    schema_version = schema::current_version();
+  }
 }
 
 void Store::Impl::fail(const std::string& what) const { throw StoreError(db.label() + ": " + what); }
@@ -165,8 +167,8 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
   sql::Stmt ins(db, R"sql(
     INSERT INTO evaluations (attempt_id, campaign_id, config_id, shape_id, device_id, kernel_id,
       status, error, max_abs, rel_l2, median_us, p10_us, p90_us, ci_lo_us, ci_hi_us, reps,
-      launches_per_rep, plain_median_us, flops, bytes, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+      launches_per_rep, plain_median_us, flops, bytes, created_at, timing_method)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   ins.bind(1, ids.attempt).bind(2, ids.campaign).bind(3, ids.config).bind(4, ids.shape);
   ins.bind(5, ids.device).bind(6, ids.kernel).bind(7, to_string(e.status)).bind(8, e.error);
   ins.bind(9, e.max_abs).bind(10, e.rel_l2);
@@ -174,7 +176,7 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
     const TimingStats& t = *e.timing;
     ins.bind(11, t.median_us).bind(12, t.p10_us).bind(13, t.p90_us).bind(14, t.ci_lo_us);
     ins.bind(15, t.ci_hi_us).bind(16, t.reps).bind(17, t.launches_per_rep);
-    ins.bind(18, t.plain_median_us);
+    ins.bind(18, t.plain_median_us).bind(22, t.method);
   }  // else: timing columns stay NULL, which is how "not timed" reads back
   ins.bind(19, e.flops).bind(20, e.bytes);
   ins.bind(21, e.created_at.empty() ? now_utc() : e.created_at);
@@ -193,13 +195,16 @@ void Store::Impl::touch_campaign(int64_t campaign_id, const std::string& when) {
   q.bind(1, when).bind(2, campaign_id).run();
 }
 
-const char* const Store::Impl::kEvaluationSelect = R"sql(
+namespace {
+// The evaluation columns and joins; timing_col is e.timing_method, or NULL for a file older than schema 4.
+std::string select_evaluations(const char* timing_col) {
+  std::string sql = R"sql(
   SELECT e.id, e.campaign_id, f.name, c.json, s.json, d.name, d.cc, d.sm_count, d.driver,
          e.status, e.error, e.max_abs, e.rel_l2,
          e.median_us, e.p10_us, e.p90_us, e.ci_lo_us, e.ci_hi_us, e.reps, e.launches_per_rep,
          e.plain_median_us, e.flops, e.bytes, e.created_at,
          k.variant_hash, k.arch, k.ok, k.registers, k.smem_static, k.smem_dynamic,
-         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log
+         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log, @TIMING_METHOD@
   FROM evaluations e
   JOIN configs c ON c.id = e.config_id
   JOIN families f ON f.id = c.family_id
@@ -207,6 +212,16 @@ const char* const Store::Impl::kEvaluationSelect = R"sql(
   JOIN devices d ON d.id = e.device_id
   LEFT JOIN kernels k ON k.id = e.kernel_id
 )sql";
+  const std::string mark = "@TIMING_METHOD@";
+  return sql.replace(sql.find(mark), mark.size(), timing_col);
+}
+}  // namespace
+
+std::string Store::Impl::evaluation_select() const {
+  static const std::string with = select_evaluations("e.timing_method");
+  static const std::string without = select_evaluations("NULL");
+  return schema_version >= 4 ? with : without;
+}
 
 EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
   EvaluationRecord e;
@@ -230,6 +245,7 @@ EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
     t.reps = q.int32(18);
     t.launches_per_rep = q.int32(19);
     t.plain_median_us = q.real(20);
+    t.method = q.is_null(35) ? 1 : q.int32(35);  // (rows from before schema 4: method 1)
     e.timing = t;
   }
   e.flops = q.real(21);

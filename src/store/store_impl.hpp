@@ -24,6 +24,7 @@ struct Store::Impl {
   // One connection serves every thread that shares this Store; a transaction must not
   // interleave with another thread's statements on it.
   std::mutex mu;
+  int schema_version = 0;  // the file's (a read-only open does not migrate an older one)
 
   [[noreturn]] void fail(const std::string& what) const;
   nlohmann::json parse_json(const std::string& text, const char* what) const;
@@ -59,8 +60,8 @@ struct Store::Impl {
   void touch_campaign(int64_t campaign_id, const std::string& when);
 
   // The columns read_evaluation expects, and the joins that produce them; callers append
-  // WHERE / ORDER BY.
-  static const char* const kEvaluationSelect;
+  // WHERE / ORDER BY. (A file older than schema 4, opened read-only, has no timing_method: NULL.)
+  std::string evaluation_select() const;
   EvaluationRecord read_evaluation(const sql::Stmt& q) const;
   CampaignRecord read_campaign(const sql::Stmt& q) const;  // columns of kCampaignSelect
 };

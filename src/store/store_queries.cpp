@@ -79,7 +79,7 @@ std::vector<EvaluationRecord> Store::evaluations(const std::string& family,
                                                  std::optional<int64_t> campaign_id) const {
   Lock lock(impl_->mu);
   sql::ReadTransaction rt(impl_->db);
-  std::string sql = std::string(Impl::kEvaluationSelect) + " WHERE f.name = ?";
+  std::string sql = impl_->evaluation_select() + " WHERE f.name = ?";
   std::optional<int64_t> shape_id, device_id;
   if (shape) {
     shape_id = impl_->find_shape(family, *shape);
@@ -118,7 +118,7 @@ std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape&
       FROM evaluations
       WHERE shape_id = ? AND status = 'ok' AND median_us IS NOT NULL)sql";
   if (ids->device) sql += " AND device_id = ?";
-  sql += ")\n" + std::string(Impl::kEvaluationSelect) +
+  sql += ")\n" + impl_->evaluation_select() +
          " JOIN ranked r ON r.id = e.id WHERE r.rn = 1 ORDER BY e.median_us, e.id LIMIT ?";
   sql::Stmt q(impl_->db, sql);
   int i = 1;

@@ -165,6 +165,44 @@ TEST_F(CampaignFixture, BestPrefersResultsOfTheCurrentKernels) {
   EXPECT_TRUE(b->stale);
 }
 
+// A time measured with another timing method (kTimingMethod) does not compare with the current method's: the
+// record is stale like one of an older kernel source, so a faster time of the old method cannot keep a winner
+// that the current method would rank otherwise.
+TEST_F(CampaignFixture, ResultsTimedWithAnotherMethodAreStale) {
+  const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).enumerate_valid();
+  ASSERT_GE(configs.size(), 2u);
+  auto result = [&](const Config& c, double us, int method) {
+    EvaluationRecord e;
+    e.family = family.name;
+    e.config = c;
+    e.shape = shape;
+    e.device = device_key(DeviceLimits::for_arch("sm_90"));
+    e.status = Status::Ok;
+    e.timing = TimingStats{};
+    e.timing->median_us = us;
+    e.timing->method = method;
+    e.kernel = KernelRecord{};
+    e.kernel->variant_hash = render_variant(family, c, shape).hash;
+    e.kernel->arch = "sm_90";
+    e.kernel->ok = true;
+    return e;
+  };
+  Store store(dir / "methods.db");
+  store.add_evaluation(result(configs[0], 5.0, kTimingMethod));
+  store.add_evaluation(result(configs[1], 3.0, kTimingMethod + 1));
+  const auto b = best_current(store, family, shape, std::nullopt);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[0]));
+  EXPECT_FALSE(b->stale);
+  KernelSourceCheck check(family, shape);
+  const auto stored = store.evaluations(family.name, shape);
+  ASSERT_EQ(stored.size(), 2u);
+  for (const auto& e : stored) {
+    ASSERT_TRUE(e.timing.has_value());
+    EXPECT_EQ(check.stale(e, e.config), e.timing->method != kTimingMethod) << "method " << e.timing->method;
+  }
+}
+
 TEST_F(CampaignFixture, BudgetLimitsEvaluationsPerShape) {
   Store store(dir / "r.db");
   auto o = options("ok");

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -224,6 +225,38 @@ TEST(Store, NewFileGetsSchemaAndReopens) {
 #endif
 
 #ifndef KFORGE_STORE_TEST_PG  // SQLite files only
+// A results file of schema 3 (before evaluations had a timing method) reads as it is when opened read-only
+// (`kforge best` on a shipped file), its rows as method 1; opened for writing, its rows survive and the column
+// is added.
+TEST(Store, SchemaThreeFileGainsTheTimingMethod) {
+  TempDb t;
+  { Store s(t.path()); s.add_evaluation(ok_eval(config(64), 10.0)); }
+  {
+    Raw raw(t.path());
+    raw.exec("ALTER TABLE evaluations DROP COLUMN timing_method");
+    raw.exec("UPDATE kforge_meta SET value = '3' WHERE key = 'schema_version'");
+  }
+  {
+    Store ro(t.path(), Store::Access::ReadOnly);
+    const auto all = ro.evaluations("gemm");
+    ASSERT_EQ(all.size(), 1u);
+    ASSERT_TRUE(all[0].timing);
+    EXPECT_EQ(all[0].timing->method, 1);
+    Raw raw(t.path());
+    EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), 3);
+  }
+  Store s(t.path());
+  const auto all = s.evaluations("gemm");
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_TRUE(all[0].timing);
+  EXPECT_DOUBLE_EQ(all[0].timing->median_us, 10.0);
+  EXPECT_EQ(all[0].timing->method, 1);
+  Raw raw(t.path());
+  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), kf::schema::current_version());
+}
+#endif
+
+#ifndef KFORGE_STORE_TEST_PG  // SQLite files only
 TEST(Store, EmptyFileGetsSchema) {
   TempDb t;
   write_bytes(t.path(), "");
@@ -373,6 +406,33 @@ STORE_TEST(CampaignRoundTrip) {
   EXPECT_THROW(s.set_campaign_device(12345, kH100), StoreError);
   // The campaign's shapes are known before anything ran.
   EXPECT_EQ(s.shapes("gemm"), (std::vector<Shape>{kShape, kSmall}));
+}
+
+// Each timed record keeps the timing method it was measured with; rows written before the store had the column
+// (schema 3 and older) read as method 1, the one method there was.
+STORE_TEST(TimingMethodRoundTripsAndOldRowsReadAsMethodOne) {
+  TempDb t;
+  {
+    Store s(t.path());
+    auto e = ok_eval(config(64), 10.0);
+    e.timing->method = 7;
+    s.add_evaluation(e);
+    s.add_evaluation(ok_eval(config(32), 20.0));
+  }
+  {
+    Raw raw(t.path());
+    raw.exec("UPDATE evaluations SET timing_method = NULL WHERE median_us = 20");
+  }
+  Store s(t.path());
+  auto all = s.evaluations("gemm");
+  ASSERT_EQ(all.size(), 2u);
+  std::map<double, int> method;
+  for (const auto& r : all) {
+    ASSERT_TRUE(r.timing);
+    method[r.timing->median_us] = r.timing->method;
+  }
+  EXPECT_EQ(method.at(10.0), 7);
+  EXPECT_EQ(method.at(20.0), 1);
 }
 
 STORE_TEST(EvaluationRoundTrip) {

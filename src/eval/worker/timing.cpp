@@ -109,6 +109,7 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
   t.reps = static_cast<int>(g.n);
   t.launches_per_rep = per_graph;
   t.plain_median_us = summarize(plain).median;
+  t.method = kTimingMethod;
   return t;
 }
 
