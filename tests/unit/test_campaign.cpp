@@ -43,6 +43,23 @@ struct CampaignFixture : ::testing::Test {
     o.gpus = {0};  // the stand-in answers for any device index
     return o;
   }
+  // A gated, timed result of config c as the worker would record it: kernel hash and timing method given.
+  EvaluationRecord timed_result(const Config& c, double us, const std::string& hash, int method = kTimingMethod) {
+    EvaluationRecord e;
+    e.family = family.name;
+    e.config = c;
+    e.shape = shape;
+    e.device = device_key(DeviceLimits::for_arch("sm_90"));
+    e.status = Status::Ok;
+    e.timing = TimingStats{};
+    e.timing->median_us = us;
+    e.timing->method = method;
+    e.kernel = KernelRecord{};
+    e.kernel->variant_hash = hash;
+    e.kernel->arch = "sm_90";
+    e.kernel->ok = true;
+    return e;
+  }
   size_t valid_configs() {
     DeviceLimits d = DeviceLimits::for_arch("sm_90");
     return make_space(family, shape, d).enumerate_valid().size();
@@ -131,23 +148,8 @@ TEST_F(CampaignFixture, ConfigsRecordedWithAnotherKernelSourceRunAgain) {
 TEST_F(CampaignFixture, BestPrefersResultsOfTheCurrentKernels) {
   const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).enumerate_valid();
   ASSERT_GE(configs.size(), 2u);
-  auto result = [&](const Config& c, double us, const std::string& hash) {
-    EvaluationRecord e;
-    e.family = family.name;
-    e.config = c;
-    e.shape = shape;
-    e.device = device_key(DeviceLimits::for_arch("sm_90"));
-    e.status = Status::Ok;
-    e.timing = TimingStats{};
-    e.timing->median_us = us;
-    e.kernel = KernelRecord{};
-    e.kernel->variant_hash = hash;
-    e.kernel->arch = "sm_90";
-    e.kernel->ok = true;
-    return e;
-  };
-  const EvaluationRecord current = result(configs[0], 5.0, render_variant(family, configs[0], shape).hash);
-  const EvaluationRecord stale = result(configs[1], 3.0, "a kernel source since edited");
+  const EvaluationRecord current = timed_result(configs[0], 5.0, render_variant(family, configs[0], shape).hash);
+  const EvaluationRecord stale = timed_result(configs[1], 3.0, "a kernel source since edited");
   {
     Store store(dir / "both.db");
     store.add_evaluation(current);
@@ -171,25 +173,10 @@ TEST_F(CampaignFixture, BestPrefersResultsOfTheCurrentKernels) {
 TEST_F(CampaignFixture, ResultsTimedWithAnotherMethodAreStale) {
   const auto configs = make_space(family, shape, DeviceLimits::for_arch("sm_90")).enumerate_valid();
   ASSERT_GE(configs.size(), 2u);
-  auto result = [&](const Config& c, double us, int method) {
-    EvaluationRecord e;
-    e.family = family.name;
-    e.config = c;
-    e.shape = shape;
-    e.device = device_key(DeviceLimits::for_arch("sm_90"));
-    e.status = Status::Ok;
-    e.timing = TimingStats{};
-    e.timing->median_us = us;
-    e.timing->method = method;
-    e.kernel = KernelRecord{};
-    e.kernel->variant_hash = render_variant(family, c, shape).hash;
-    e.kernel->arch = "sm_90";
-    e.kernel->ok = true;
-    return e;
-  };
+  auto hash = [&](const Config& c) { return render_variant(family, c, shape).hash; };
   Store store(dir / "methods.db");
-  store.add_evaluation(result(configs[0], 5.0, kTimingMethod));
-  store.add_evaluation(result(configs[1], 3.0, kTimingMethod + 1));
+  store.add_evaluation(timed_result(configs[0], 5.0, hash(configs[0])));
+  store.add_evaluation(timed_result(configs[1], 3.0, hash(configs[1]), kTimingMethod + 1));
   const auto b = best_current(store, family, shape, std::nullopt);
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(to_string(b->record.config), to_string(configs[0]));
