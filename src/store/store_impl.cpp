@@ -177,7 +177,9 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
     ins.bind(11, t.median_us).bind(12, t.p10_us).bind(13, t.p90_us).bind(14, t.ci_lo_us);
     ins.bind(15, t.ci_hi_us).bind(16, t.reps).bind(17, t.launches_per_rep);
     ins.bind(18, t.plain_median_us).bind(22, t.method);
-  }  // else: timing columns stay NULL, which is how "not timed" reads back
+  } else {  // the timing columns stay NULL, which is how "not timed" reads back
+    ins.bind_null(22);  // (PostgreSQL needs every parameter up to the last one bound)
+  }
   ins.bind(19, e.flops).bind(20, e.bytes);
   ins.bind(21, e.created_at.empty() ? now_utc() : e.created_at);
   ins.run();
