@@ -44,7 +44,7 @@ void add_ablate(CLI::App& app, Globals& g) {
     }
     print_table(table, json,
                 "winner " + to_string(a.winner) + ": " + fmt_us(a.winner_us) + " us on " + a.device +
-                    (a.stale ? " (stored result timed with an older kernel source)" : "") + "\n",
+                    (a.stale ? " (stored result timed with an older kernel source or timing method)" : "") + "\n",
                 {{"winner", to_json(a.winner)}, {"winner_us", a.winner_us}}, "variations");
   });
 }

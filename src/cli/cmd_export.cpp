@@ -36,7 +36,7 @@ std::vector<EvaluationRecord> stored_winners(Store& store, const Family& f, cons
     auto best = best_current(store, f, s, only);
     if (!best) throw std::runtime_error("no gated result for " + to_string(s) + " in " + db);
     if (best->stale)
-      spdlog::warn("{}: the stored winner was timed with an older kernel source; taking its config", to_string(s));
+      spdlog::warn("{}: the stored winner was timed with an older kernel source or timing method; taking its config", to_string(s));
     out.push_back(std::move(best->record));
   }
   return out;

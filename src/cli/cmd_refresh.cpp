@@ -9,7 +9,7 @@ void add_refresh(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand(
       "refresh",
       "Re-gate and re-time each shape's top-K stored configs with their current kernels (a campaign on the "
-      "local GPU), so winners timed with an older kernel source become current");
+      "local GPU), so winners timed with an older kernel source or timing method become current");
   static std::string family, suite;
   static std::vector<std::string> shapes;
   static size_t top = 5;
