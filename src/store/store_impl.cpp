@@ -219,7 +219,7 @@ std::string select_evaluations(const char* timing_col) {
 }
 }  // namespace
 
-std::string Store::Impl::evaluation_select() const {
+const std::string& Store::Impl::evaluation_select() const {
   static const std::string with = select_evaluations("e.timing_method");
   static const std::string without = select_evaluations("NULL");
   return schema_version >= 4 ? with : without;

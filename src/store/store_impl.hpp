@@ -61,7 +61,7 @@ struct Store::Impl {
 
   // The columns read_evaluation expects, and the joins that produce them; callers append
   // WHERE / ORDER BY. (A file older than schema 4, opened read-only, has no timing_method: NULL.)
-  std::string evaluation_select() const;
+  const std::string& evaluation_select() const;
   EvaluationRecord read_evaluation(const sql::Stmt& q) const;
   CampaignRecord read_campaign(const sql::Stmt& q) const;  // columns of kCampaignSelect
 };

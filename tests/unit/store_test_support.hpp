@@ -123,6 +123,18 @@ inline EvaluationRecord failed_eval(const Config& c, Status st, const DeviceKey&
   return e;
 }
 
+// A cuBLAS baseline of the gemm shape on the H100 (extra: {"algo": algo}).
+inline kf::BaselineRecord cublas_baseline(double median_us, int algo) {
+  kf::BaselineRecord b;
+  b.family = "gemm";
+  b.shape = kShape;
+  b.device = kH100;
+  b.backend = "cublas";
+  b.median_us = median_us;
+  b.extra = {{"algo", algo}};
+  return b;
+}
+
 inline kf::CampaignRecord campaign_record() {
   kf::CampaignRecord c;
   c.family = "gemm";

@@ -176,13 +176,7 @@ STORE_TEST(EvaluationRoundTrip) {
 STORE_TEST(BaselinesRoundTripNewestFirst) {
   TempDb t;
   Store s(t.path());
-  kf::BaselineRecord b;
-  b.family = "gemm";
-  b.shape = kShape;
-  b.device = kH100;
-  b.backend = "cublas";
-  b.median_us = 100;
-  b.extra = {{"algo", 7}};
+  kf::BaselineRecord b = cublas_baseline(100, 7);
   b.created_at = "2025-01-01T00:00:00.000Z";
   s.add_baseline(b);
   b.median_us = 98;

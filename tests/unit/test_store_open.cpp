@@ -330,13 +330,7 @@ TEST(Store, ReadOnlyOpenRefusesAMissingFileAndWritesNothing) {
 STORE_TEST(TheSameBaselineIsStoredOnceAndABatchIsAllOrNothing) {
   TempDb t;
   Store s(t.path());
-  kf::BaselineRecord b;
-  b.family = "gemm";
-  b.shape = kShape;
-  b.device = kH100;
-  b.backend = "cublas";
-  b.median_us = 100;
-  b.extra = {{"algo", 1}};
+  const kf::BaselineRecord b = cublas_baseline(100, 1);
   EXPECT_TRUE(s.add_baseline(b));
   EXPECT_FALSE(s.add_baseline(b));
   kf::BaselineRecord other = b;
