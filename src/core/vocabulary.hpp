@@ -18,7 +18,7 @@ std::string to_string(Status s);                 // "ok", "invalid", "compile_er
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
 
 struct TimingOptions {
-  double warmup_ms = 25;       // plain launches before measuring
+  double warmup_ms = 200;      // plain launches before measuring (sustained clocks, not an idle GPU's boost)
   int min_reps = 10;           // graph replays measured, at least
   int max_reps = 100;          // and at most
   double max_ms = 1500;        // time cap for one kernel's measurement
@@ -30,7 +30,9 @@ struct TimingOptions {
 // The worker's timing method. Times of two methods do not compare, so a record timed with another method is
 // stale (campaign/current_results.hpp) and `kforge refresh` re-times it. Bump it with any change to how
 // measure_kernel times a kernel. 1: ~2 ms graph replays, a host sync after each, 25 ms of warm-up.
-constexpr int kTimingMethod = 1;
+// 2: the replays back to back in batches of five (one host sync per batch), 200 ms of warm-up: the clocks
+// sustained load holds (docs/experiments/68-*).
+constexpr int kTimingMethod = 2;
 
 struct TimingStats {
   double median_us = 0;        // per launch, from graph replay

@@ -17,7 +17,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Per-launch milliseconds estimated from batches of plain launches; the batches double until
-// warmup_ms of GPU time has passed, which also brings clocks up and caches warm.
+// warmup_ms of GPU time has passed, which also brings caches warm and the clocks to where sustained
+// load holds them (a heavy kernel on a power-capped GPU settles below its boost clock).
 double warm_up(const std::function<void()>& launch, const gpu::Stream& s, double warmup_ms) {
   gpu::Event a, b;
   double total = 0, per_launch = 0;
@@ -78,16 +79,25 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
   replay();  // the first replay uploads the graph; not measured
   s.synchronize();
 
-  gpu::Event a, b;
+  // Replays back to back in batches, an event between each two, and one host sync per batch: the GPU does
+  // not idle between replays, so it runs at the clocks it holds under sustained load (a model's forward pass,
+  // tools/compare_torch.py), where a replay-sync-replay loop lets it boost between replays. That idle is the
+  // suspect for the worker ranking near-equal D128 attention configs unlike sustained side-by-side timing
+  // (docs/experiments/68-*; not yet shown).
+  constexpr int kBatch = 5;
+  std::vector<gpu::Event> marks(kBatch + 1);
   std::vector<double> samples;
   while (!enough(samples, o, graph_deadline)) {
-    a.record(s);
-    replay();
-    b.record(s);
-    b.synchronize();
-    samples.push_back(1000.0 * gpu::elapsed_ms(a, b) / per_graph);
+    marks[0].record(s);
+    for (int i = 1; i <= kBatch; ++i) {
+      replay();
+      marks[i].record(s);
+    }
+    marks[kBatch].synchronize();
+    for (int i = 1; i <= kBatch; ++i) samples.push_back(1000.0 * gpu::elapsed_ms(marks[i - 1], marks[i]) / per_graph);
   }
   const Summary g = summarize(samples);
+  gpu::Event a, b;
 
   // Plain launches, an event pair around each: what a caller without graphs would see.
   std::vector<double> plain;
