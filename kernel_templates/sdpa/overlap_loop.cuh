@@ -23,6 +23,23 @@ __device__ __forceinline__ void overlap_softmax(Path& path, float (&s)[MT][NTN][
     path.template softmax<false, false>(s, unused, al, (c.t0 + jj) * BN, c.m0, c.S, c.sl2);
 }
 
+// The last tile's P V alone (the ring's it-th tile, V ring at sV), in the group's last turn (group 1 keeps it:
+// pp_last). WS: V's slot released (a persistent CTA's producer refills it for later work).
+__device__ __forceinline__ void last_pv(Path& path, KvPipe& pipe, const float (&s)[MT][NTN][4],
+                                       const Path::PPacked& pk, const elem_t* sV, int it, bool lane0) {
+  const elem_t* tV = sV + (it % STAGES) * KV_ELEMS;
+  wait_v_of(&pipe, tV);
+  path.pp_last = true;
+  path.turn_begin();
+  kf::wgmma_fence();
+  path.pv_mmas(s, pk, tV);
+  kf::wgmma_commit();
+  path.turn_end(true);
+  kf::wgmma_wait<0>();
+  path.fence_acc(path.o[0]);
+  if constexpr (WS) pipe.release_v(it, lane0);
+}
+
 __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const KeyLoop& c) {
   static_assert(TMA_KV && P_EARLY && !EXP2_PAIR && WN == 1, "PIPE_QK=2 needs KV_LOAD=tma, P_EARLY=1, EXP2 != pair, WARPS_N=1");
   const int ntiles = c.n;
@@ -71,18 +88,7 @@ __device__ __forceinline__ void overlap_loop(Path& path, KvPipe& pipe, const Key
     path.rescale(al);  // O to tile jj+1's running max
     Path::pack(s, pk);
   }
-  const int jl = ntiles - 1;
-  const elem_t* tV = c.sV + ((it0 + jl) % STAGES) * KV_ELEMS;
-  wait_v_of(&pipe, tV);
-  path.pp_last = true;
-  path.turn_begin();
-  kf::wgmma_fence();
-  path.pv_mmas(s, pk, tV);
-  kf::wgmma_commit();
-  path.turn_end(true);
-  kf::wgmma_wait<0>();
-  path.fence_acc(path.o[0]);
-  if constexpr (WS) pipe.release_v(it0 + jl, lane0);  // (a persistent CTA's producer refills it for later work)
+  last_pv(path, pipe, s, pk, c.sV, it0 + ntiles - 1, lane0);
 }
 #else
 __device__ __forceinline__ void overlap_loop(Path&, KvPipe&, const KeyLoop&) {}

@@ -4,7 +4,10 @@
 // its last MMA), then the rest of its K/V tiles, through the one ring, whose slots and phases run on across
 // work tiles (KeyLoop::it0). The consumers run the overlap loop per work tile, release Q, and store O through
 // staging rows of their own (sO): the next work tile's Q and first K/V land while they finish and store this one.
-// Q's barriers: full (the producer's box loads, counted in bytes) and empty (one arrival per consumer warp).
+// Q's barriers: full (the producer's box loads, counted in bytes) and empty (one arrival per consumer warp), one of
+// each per Q buffer (Q_BUFS: 1 here, 2 with PERSIST=2), 8 bytes apart.
+// The producer is the same for PERSIST=2 (sdpa/persistent_stream.cuh): work tile k's Q goes to buffer k % Q_BUFS
+// once the consumers released that buffer's previous Q.
 #pragma once
 #include "common/tile_scheduler.cuh"
 #include "sdpa/merge_splits.cuh"
@@ -23,8 +26,9 @@ __device__ __forceinline__ void persistent_producer(KvPipe& pipe, elem_t* sQ, co
     int m0, bh, ntiles;
     work.at(w, S, m0, bh, ntiles);
     if (ntiles > 0) pipe.issue_at(it, 0, bh);  // its slot was freed during the previous work tile's loop
-    if (k > 0) kf::mbar_wait(q_empty, (k - 1) & 1);
-    load_q(sQ, nullptr, tmQ, q_full, m0, bh, S, tid);
+    const int buf = k % Q_BUFS, use = k / Q_BUFS;  // this Q buffer's use count
+    if (use > 0) kf::mbar_wait(q_empty + 8 * buf, (use - 1) & 1);
+    load_q(sQ + buf * Q_ELEMS, nullptr, tmQ, q_full + 8 * buf, m0, bh, S, tid);
     for (int t = 1; t < ntiles; ++t) pipe.issue_at(it + t, t * BN, bh);
     it += ntiles;
   }

@@ -5,36 +5,17 @@
 // kept aside and the running rows restart (m = -inf, so the next softmax's rescale factor is 0 and the rescale
 // zeroes O once the finished O is stored). PERSIST=1 (sdpa/persistent.cuh) starts each work tile's pipeline
 // afresh (first Q K^T and softmax with nothing in flight) and ends it with a lone P V; at 8 key tiles a work
-// tile that fill and drain is about a tile and a half of ten.
+// tile that fill and drain is about a tile and a half of ten (predicted; measured, PERSIST=2 was no faster than
+// PERSIST=1 there: docs/experiments/68-*).
 // Q has two buffers: work tile k's Q is in buffer k % 2, loaded by the producer as soon as the consumers have
 // stored work tile k - 2 (the finished O is staged in its own Q buffer, each warp in its own rows, as the plain
-// kernel's store does). Barriers at q_bars: full 0, full 1 (the producer's box loads, counted in bytes), then
-// empty 0, empty 1 (one arrival per consumer warp).
+// kernel's store does). The producer is PERSIST=1's (persistent_producer). Barriers at q_bars: full 0, full 1 (the
+// producer's box loads, counted in bytes), then empty 0, empty 1 (one arrival per consumer warp).
 #pragma once
 #include "common/tile_scheduler.cuh"
 #include "sdpa/overlap_loop.cuh"
 #include "sdpa/persistent.cuh"
 #include "sdpa/producer.cuh"
-
-__device__ __forceinline__ void stream_producer(KvPipe& pipe, elem_t* sQ, const kf::TmaDesc& tmQ, unsigned q_bars,
-                                               const Work& work, int S, int tid) {
-#if defined(KF_KV_LOAD_TMA)
-  if constexpr (PRODUCER_REGS > 0) kf::setmaxnreg_dec<PRODUCER_REGS>();
-  if (tid != TMA_PRODUCER) return;
-  int it = 0, k = 0;  // the ring's tile count, this CTA's work tile count
-  for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
-    int m0, bh, ntiles;
-    work.at(w, S, m0, bh, ntiles);
-    const int buf = k & 1;
-    if (k >= 2) kf::mbar_wait(q_bars + 16 + 8 * buf, ((k >> 1) - 1) & 1);  // work tile k - 2 stored
-    load_q(sQ + buf * Q_ELEMS, nullptr, tmQ, q_bars + 8 * buf, m0, bh, S, tid);
-    for (int t = 0; t < ntiles; ++t) pipe.issue_at(it + t, t * BN, bh);
-    it += ntiles;
-  }
-#else
-  (void)pipe, (void)sQ, (void)tmQ, (void)q_bars, (void)work, (void)S, (void)tid;
-#endif
-}
 
 #if defined(KF_MMA_WGMMA) && KF_PIPE_QK == 2
 // One work tile as the stream sees it.
@@ -141,17 +122,7 @@ __device__ __forceinline__ void stream_consumer(KvPipe& pipe, elem_t* sQ, elem_t
     jj = nj;
     if (boundary) cur = nxt;
   }
-  const elem_t* tV = sV + (it % STAGES) * KV_ELEMS;
-  wait_v_of(&pipe, tV);
-  path.pp_last = true;
-  path.turn_begin();
-  kf::wgmma_fence();
-  path.pv_mmas(s, pk, tV);
-  kf::wgmma_commit();
-  path.turn_end(true);
-  kf::wgmma_wait<0>();
-  path.fence_acc(path.o[0]);
-  pipe.release_v(it, lane0);
+  last_pv(path, pipe, s, pk, sV, it, lane0);
   // (the producer has loaded its last Q: nobody waits on this buffer's empty barrier)
   path.store(sQ + (cur.k & 1) * Q_ELEMS, O + (size_t)cur.bh * S * HD, cur.m0, S);
 }

@@ -101,7 +101,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
       const Work work(S, H, B);
       if constexpr (STREAM) {
         if (tid >= NT)
-          stream_producer(pipe, sQ, tmQ, q_mbar, work, S, tid);
+          persistent_producer(pipe, sQ, tmQ, q_mbar, q_mbar + 16, work, S, tid);
         else
           stream_consumer(pipe, sQ, sK, sV, O, q_mbar, work, S, sl2, tid);
         return;
