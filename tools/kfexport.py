@@ -72,8 +72,10 @@ def export(kforge, family, shape, out_dir, db=None, config=None, defines=(), spe
 
 def launcher(drv, man, out_dir, tensors):
     """The manifest's launch as fn() on torch's current stream: buffers by name from `tensors`
-    (scratch buffers the caller lacks are zero-filled once), scalars by value, tensor maps encoded
-    over the named tensor. The cubin is loaded at once; out_dir may go afterwards."""
+    (scratch buffers the caller lacks are zero-filled once per name and size, and kept in `tensors`
+    under ("scratch", name, count, dtype), so kernels sized alike share them and others do not),
+    scalars by value, tensor maps encoded over the named tensor. The cubin is loaded at once;
+    out_dir may go afterwards."""
     import torch
     with open(os.path.join(out_dir, man["cubin"]), "rb") as f:
         k = drv.load(f.read(), man["entry"])
@@ -81,12 +83,16 @@ def launcher(drv, man, out_dir, tensors):
     args = []
     for a in man["args"]:
         if a["kind"] == "buffer":
-            if a["name"] not in tensors:
-                tensors[a["name"]] = torch.zeros(max(1, int(a["count"])), device="cuda",
-                                                 dtype=tdt[a.get("dtype", "f32")])
-            t = tensors[a["name"]]
-            if "count" in a and int(a["count"]) != t.numel():
-                raise RuntimeError(f"buffer {a['name']}: manifest count {a['count']} != {t.numel()}")
+            if a["name"] in tensors:
+                t = tensors[a["name"]]
+                if "count" in a and int(a["count"]) != t.numel():
+                    raise RuntimeError(f"buffer {a['name']}: manifest count {a['count']} != {t.numel()}")
+            else:  # scratch: a kernel leaves it as it found it (zero), so one of each size serves them all
+                dtype = a.get("dtype", "f32")
+                key = ("scratch", a["name"], max(1, int(a["count"])), dtype)
+                if key not in tensors:
+                    tensors[key] = torch.zeros(key[2], device="cuda", dtype=tdt[dtype])
+                t = tensors[key]
             args.append(("ptr", t.data_ptr()))
         elif a["kind"] in ("i32", "f32"):
             args.append((a["kind"], a["value"]))
