@@ -11,6 +11,11 @@ namespace kf {
 bool KernelSourceCheck::stale(const EvaluationRecord& e, const Config& config) {
   if (!e.kernel || e.kernel->variant_hash.empty()) return false;
   if (e.timing && e.timing->method != kTimingMethod) return true;  // times of another method do not compare
+  return source_stale(e, config);
+}
+
+bool KernelSourceCheck::source_stale(const EvaluationRecord& e, const Config& config) {
+  if (!e.kernel || e.kernel->variant_hash.empty()) return false;
   const std::string key = to_string(config);
   auto it = hash_.find(key);
   if (it == hash_.end()) {
@@ -78,8 +83,9 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
       ++rejected;
       continue;
     }
-    if (!check.stale(e, complete_stored_config(family, e.config))) return BestResult{e, false, v, rejected};
-    if (!fastest_stale) fastest_stale = BestResult{e, true, v, 0};
+    const Config config = complete_stored_config(family, e.config);
+    if (!check.stale(e, config)) return BestResult{e, false, false, v, rejected};
+    if (!fastest_stale) fastest_stale = BestResult{e, true, check.source_stale(e, config), v, 0};
   }
   if (fastest_stale) fastest_stale->sanitizer_rejected = rejected;
   return fastest_stale;

@@ -20,6 +20,9 @@ class KernelSourceCheck {
   // (kTimingMethod). Records without a kernel (never compiled, imported) and configs that no longer render are
   // not stale: nothing newer can replace them.
   bool stale(const EvaluationRecord& e, const Config& config);
+  // True only when the record's kernel source differs from the config's kernel now: its gate no longer vouches
+  // for that kernel. (A record stale only by its timing method timed the same, gated kernel.)
+  bool source_stale(const EvaluationRecord& e, const Config& config);
 
  private:
   const Family& family_;
@@ -38,7 +41,8 @@ const char* to_string(SanitizerVerdict::State s);  // "not run" | "partial" | "p
 
 struct BestResult {
   EvaluationRecord record;
-  bool stale = false;  // no result of the current kernels exists; this one timed an older source
+  bool stale = false;         // no current result exists; this one timed an older source or with another method
+  bool source_stale = false;  // stale, and its kernel source is not the current one (it must be gated again)
   SanitizerVerdict sanitizer;
   size_t sanitizer_rejected = 0;  // faster results skipped because their kernel failed sanitizing
 };

@@ -40,13 +40,19 @@ BestResult gated_winner(Store& store, const Family& family, const Shape& shape,
   auto best = best_current(store, family, shape, device);
   if (!best) throw std::runtime_error("no gated result for " + to_string(shape) + " in " + store.path().string());
   if (!best->stale) return *best;
-  spdlog::info("{}: the stored winner was timed with an older kernel source or timing method; re-gating the top {} on this GPU",
+  if (!best->source_stale) {  // the same kernel, gated; only its time came from an older timing method
+    spdlog::warn("{}: the stored winner was timed with an older timing method (its kernel is current and gated); "
+                 "`{}` re-times it",
+                 to_string(shape), refresh_command(family, shape));
+    return *best;
+  }
+  spdlog::info("{}: the stored winner was timed with an older kernel source; re-gating the top {} on this GPU",
                to_string(shape), k);
   try {
     run_campaign(store, family, {shape}, refresh_options(store, family, {shape}, k, base));
   } catch (const std::exception& e) {
     throw std::runtime_error("the winner for " + to_string(shape) +
-                             " was timed with an older kernel source or timing method and cannot be re-gated here (" + e.what() +
+                             " was timed with an older kernel source and cannot be re-gated here (" + e.what() +
                              "); run `" + refresh_command(family, shape) + "` on a GPU, then export again");
   }
   best = best_current(store, family, shape, device);

@@ -24,9 +24,11 @@ CampaignOptions refresh_options(const Store& store, const Family& family, const 
 // The command that refreshes one shape, for messages: "kforge refresh --family F --shape S".
 std::string refresh_command(const Family& family, const Shape& shape);
 
-// The winner export may write: the current best; when it is stale, the shape's top-k are
-// refreshed on the local GPU first. Throws std::runtime_error (one line, naming the refresh
-// command) when no result of a current kernel exists and none can be made here.
+// The winner export may write: the current best; when its kernel source is stale, the shape's top-k
+// are refreshed on the local GPU first. A winner stale only by its timing method is the same gated
+// kernel: it is written as it is, with a warning naming the refresh command. Throws std::runtime_error
+// (one line, naming the refresh command) when no result of a current kernel exists and none can be
+// made here.
 BestResult gated_winner(Store& store, const Family& family, const Shape& shape,
                         const std::optional<DeviceKey>& device, const CampaignOptions& base, size_t k);
 

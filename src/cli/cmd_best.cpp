@@ -79,7 +79,9 @@ void add_best(CLI::App& app, Globals& g) {
         j["baselines"] = base;
         text["median_us"] = fmt_us(best->timing->median_us);
         text["ratios"] = ratios.empty() ? "-" : ratios;
-        text["config"] = to_string(best->config) + (found->stale ? "  (stale: timed with an older kernel source or timing method)" : "");
+        text["config"] = to_string(best->config) + (!found->stale          ? ""
+                                                    : found->source_stale ? "  (stale: timed with an older kernel source)"
+                                                                          : "  (stale: timed with an older timing method)");
         if (ncu) {
           j["ncu"] = ncu_commands(g, f, s, *best);
           ncu_text += "\n" + j["ncu"].get<std::string>() + "\n";

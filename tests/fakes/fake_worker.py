@@ -27,6 +27,11 @@ import signal
 import sys
 import time
 
+# The timing method this stand-in's results claim, as `kforge worker` puts kf::kTimingMethod
+# (src/core/vocabulary.hpp) in every timing: results of another method are stale. Bump it with that
+# constant (WorkerClient.FakeWorkerTimesWithTheWorkersMethod checks that they agree).
+TIMING_METHOD = 2
+
 DEVICE = {"name": "Fake GPU", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
           "smem_optin": 232448, "driver": "fake"}
 
@@ -54,7 +59,7 @@ def ok_result(req):
     return {"type": "result", "id": req["id"], "status": "ok", "error": "",
             "max_abs": 0.001, "rel_l2": 0.0001, "gate_shapes": 2,
             "timing": {"median_us": float(block_m), "p10_us": 1.0, "p90_us": 2.0,
-                       "reps": 10, "launches_per_rep": 100}}
+                       "reps": 10, "launches_per_rep": 100, "method": TIMING_METHOD}}
 
 
 def device_index():

@@ -40,8 +40,8 @@ struct RefreshFixture : ::testing::Test {
     o.gpus = {0};
     return o;
   }
-  // An ok result of configs[i] timed with the given kernel hash ("" : the current one).
-  EvaluationRecord result(size_t i, double us, std::string hash = "") {
+  // An ok result of configs[i] timed with the given kernel hash ("" : the current one) and timing method.
+  EvaluationRecord result(size_t i, double us, std::string hash = "", int method = kTimingMethod) {
     EvaluationRecord e;
     e.family = family.name;
     e.config = configs.at(i);
@@ -50,6 +50,7 @@ struct RefreshFixture : ::testing::Test {
     e.status = Status::Ok;
     e.timing = TimingStats{};
     e.timing->median_us = us;
+    e.timing->method = method;
     e.kernel = KernelRecord{};
     e.kernel->variant_hash = hash.empty() ? render_variant(family, configs[i], shape).hash : hash;
     e.kernel->arch = "sm_90";
@@ -117,6 +118,26 @@ TEST_F(RefreshFixture, ExportReGatesAStaleWinnerWhereAWorkerRuns) {
   EXPECT_FALSE(w.stale);
   EXPECT_EQ(to_string(w.record.config), to_string(configs[0]));
   EXPECT_EQ(w.record.kernel->variant_hash, render_variant(family, configs[0], shape).hash);
+}
+
+// A winner stale only by its timing method is the same kernel that passed the gate: export takes it as it is,
+// where no GPU could re-time it, and says it is stale by its method, not by its source.
+TEST_F(RefreshFixture, ExportTakesAWinnerTimedWithAnOlderMethodWithoutAGpu) {
+  Store store(dir / "r.db");
+  store.add_evaluation(result(0, 1.0, "", kTimingMethod - 1));
+  store.add_evaluation(result(1, 2.0, "an older kernel source", kTimingMethod - 1));
+  const BestResult w = gated_winner(store, family, shape, std::nullopt, base("hello_error"), 3);
+  EXPECT_TRUE(w.stale);
+  EXPECT_FALSE(w.source_stale);
+  EXPECT_EQ(to_string(w.record.config), to_string(configs[0]));
+  // one of an older source first: that one must be gated again, so without a GPU export refuses
+  Store older(dir / "o.db");
+  older.add_evaluation(result(1, 1.0, "an older kernel source", kTimingMethod - 1));
+  older.add_evaluation(result(0, 2.0, "", kTimingMethod - 1));
+  const auto b = best_current(older, family, shape, std::nullopt);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE(b->source_stale);
+  EXPECT_THROW(gated_winner(older, family, shape, std::nullopt, base("hello_error"), 3), std::runtime_error);
 }
 
 TEST_F(RefreshFixture, ACurrentWinnerNeedsNoWorker) {

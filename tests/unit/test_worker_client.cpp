@@ -121,6 +121,17 @@ TEST(WorkerClient, AnswersAndReportsDevice) {
   EXPECT_EQ(client.restarts(), 0);
 }
 
+// The stand-in claims the timing method `kforge worker` uses now (its TIMING_METHOD): the campaign, refresh and
+// sanitize tests take its results as current, which they are only while the two agree.
+TEST(WorkerClient, FakeWorkerTimesWithTheWorkersMethod) {
+  WorkerClient client(fake("ok"), 5);
+  const EvalResult r = client.evaluate(request(1));
+  expect_ok(r, 1);
+  ASSERT_TRUE(r.timing);
+  EXPECT_EQ(r.timing->method, kTimingMethod)
+      << "set TIMING_METHOD in tests/fakes/fake_worker.py to kTimingMethod (src/core/vocabulary.hpp)";
+}
+
 TEST(WorkerClient, EvaluateStartsTheWorkerByItself) {
   WorkerClient client(fake("ok"), 5);
   expect_ok(client.evaluate(request(1)), 1);
