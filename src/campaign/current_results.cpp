@@ -9,8 +9,8 @@
 namespace kf {
 
 bool KernelSourceCheck::stale(const EvaluationRecord& e, const Config& config) {
-  if (!e.kernel || e.kernel->variant_hash.empty()) return false;
-  if (e.timing && e.timing->method != kTimingMethod) return true;  // times of another method do not compare
+  const bool has_kernel = e.kernel && !e.kernel->variant_hash.empty();
+  if (has_kernel && e.timing && e.timing->method != kTimingMethod) return true;  // times of two methods do not compare
   return source_stale(e, config);
 }
 

@@ -31,23 +31,17 @@ TEST(Store, SchemaThreeFileGainsTheTimingMethod) {
     raw.exec("ALTER TABLE evaluations DROP COLUMN timing_method");
     raw.exec("UPDATE kforge_meta SET value = '3' WHERE key = 'schema_version'");
   }
-  {
-    Store ro(t.path(), Store::Access::ReadOnly);
-    const auto all = ro.evaluations("gemm");
+  // the one row, its time kept and its method read as 1, and the file's schema version afterwards
+  auto expect_row_of_method_one = [&](const Store& s, int version) {
+    const auto all = s.evaluations("gemm");
     ASSERT_EQ(all.size(), 1u);
     ASSERT_TRUE(all[0].timing);
+    EXPECT_DOUBLE_EQ(all[0].timing->median_us, 10.0);
     EXPECT_EQ(all[0].timing->method, 1);
-    Raw raw(t.path());
-    EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), 3);
-  }
-  Store s(t.path());
-  const auto all = s.evaluations("gemm");
-  ASSERT_EQ(all.size(), 1u);
-  ASSERT_TRUE(all[0].timing);
-  EXPECT_DOUBLE_EQ(all[0].timing->median_us, 10.0);
-  EXPECT_EQ(all[0].timing->method, 1);
-  Raw raw(t.path());
-  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), kf::schema::current_version());
+    EXPECT_EQ(Raw(t.path()).count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), version);
+  };
+  expect_row_of_method_one(Store(t.path(), Store::Access::ReadOnly), 3);
+  expect_row_of_method_one(Store(t.path()), kf::schema::current_version());
 }
 #endif
 
