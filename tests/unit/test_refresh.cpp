@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "campaign/refresh.hpp"
+#include "cli_run.hpp"
 #include "family/render.hpp"
 #include "test_dir.hpp"
 
@@ -138,6 +139,23 @@ TEST_F(RefreshFixture, ExportTakesAWinnerTimedWithAnOlderMethodWithoutAGpu) {
   ASSERT_TRUE(b.has_value());
   EXPECT_TRUE(b->source_stale);
   EXPECT_THROW(gated_winner(older, family, shape, std::nullopt, base("hello_error"), 3), std::runtime_error);
+}
+
+// `kforge best` says which kind of stale a winner is: its kernel source changed (it must be gated again), or only
+// its timing method (the same gated kernel, timed another way).
+TEST_F(RefreshFixture, BestLabelsAWinnerStaleByItsMethodApartFromOneOfAnOlderSource) {
+  auto best_text = [&](const fs::path& db) {
+    const CliResult r = run_kforge({"--db", db.string(), "--spec-dir", (fs::path(KFORGE_TEST_DIR) / "families/toy").string(),
+                                    "best", "--family", "toy"},
+                                   dir);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return r.out;
+  };
+  { Store s(dir / "method.db"); s.add_evaluation(result(0, 1.0, "", kTimingMethod - 1)); }
+  { Store s(dir / "source.db"); s.add_evaluation(result(0, 1.0, "an older kernel source")); }
+  const std::string by_method = best_text(dir / "method.db"), by_source = best_text(dir / "source.db");
+  EXPECT_NE(by_method.find("(stale: timed with an older timing method)"), std::string::npos) << by_method;
+  EXPECT_NE(by_source.find("(stale: timed with an older kernel source)"), std::string::npos) << by_source;
 }
 
 TEST_F(RefreshFixture, ACurrentWinnerNeedsNoWorker) {
