@@ -41,10 +41,11 @@
 //                 (96 to 192, as far as the registers allow; sdpa/producer.cuh)
 //   KF_PERSIST  (WS) 1: a persistent CTA per SM walks the work tiles (query block, head), head by head, longest
 //                 first within a head when causal (common/tile_scheduler.cuh); its producer loads the next work
-//                 tile's Q and K/V while the consumers finish and store this one, which is staged in an O buffer
-//                 of its own (sdpa/persistent.cuh); 2: the same CTAs, but the consumers' overlap loop runs on
-//                 across work tiles (a work tile's last P V goes out with the next one's first Q K^T) and Q has
-//                 two buffers (sdpa/persistent_stream.cuh)
+//                 tile's Q and K/V while the consumers run this one (Q in smem: two Q buffers, O staged in the
+//                 finished one; Q in registers: Q's buffer released once copied, O staged in rows of its own)
+//                 (sdpa/persistent.cuh); 2: the same CTAs, but the consumers' overlap loop runs on across work
+//                 tiles (a work tile's last P V goes out with the next one's first Q K^T) and Q has two buffers
+//                 (sdpa/persistent_stream.cuh)
 //   KF_MIN_BLOCKS  second __launch_bounds__ argument (caps registers for more CTAs per SM)
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
@@ -191,7 +192,6 @@ constexpr int CONSUMER_REGS = WS && NW == 8 ? 240 : 0;
 #endif
 constexpr bool PERSIST = KF_PERSIST != 0;
 constexpr bool STREAM = KF_PERSIST == 2;  // PERSIST=2: the consumers' key loop runs on across work tiles
-constexpr int Q_BUFS = STREAM ? 2 : 1;    // Q buffers (PERSIST=2: the next work tile's Q loads during this one)
 constexpr int STAGES = KF_STAGES;
 constexpr int VEC = KF_VEC;
 #ifndef KF_WARPS_N
@@ -248,23 +248,33 @@ typedef LayQ LayKV;
 typedef kf::PlainLayout<HD> LayQ;
 typedef LayQ LayKV;
 #endif
+#if defined(KF_Q_IN_REGS)
+constexpr bool Q_REGS = true;
+#else
+constexpr bool Q_REGS = false;
+#endif
+// Persistent CTAs load the next work tile's Q while this one runs: with Q in smem into a second buffer (O is
+// staged in the finished one), with Q in registers into the one buffer, which the consumers release once they
+// copied Q. KF_PERSIST_Q_LATE=1 (an experiment's switch, not a search parameter) restores PERSIST=1's former
+// order: one buffer, released after the work tile's last MMA, O staged in rows of its own
+// (docs/experiments/71-*).
+#ifndef KF_PERSIST_Q_LATE
+#define KF_PERSIST_Q_LATE 0
+#endif
+constexpr bool Q_EARLY = PERSIST && !STREAM && Q_REGS && !KF_PERSIST_Q_LATE;  // released once in registers
+constexpr int Q_BUFS = STREAM || (PERSIST && !Q_REGS && !KF_PERSIST_Q_LATE) ? 2 : 1;
 constexpr int ROWE = LayQ::kRowElems;  // allocated elements per smem row
 // Shared-memory carve-up (must match the spec's smem_bytes): sQ [BM][ROWE], sK [RINGS][STAGES][BN][ROWE],
 // sV [RINGS][STAGES][BN][ROWE], then KV_MERGE=push's mbarrier and receive buffer, the TMA ring barriers, Q's.
 constexpr int Q_ELEMS = BM * ROWE;
 constexpr int KV_ELEMS = BN * ROWE;
-constexpr int O_ELEMS = PERSIST && !STREAM ? BM * ROWE : 0;  // PERSIST=1: O's staging rows, so Q's buffer is free for the next work tile
+constexpr int O_ELEMS = PERSIST && Q_BUFS == 1 ? BM * ROWE : 0;  // O's staging rows where Q has one buffer
 
 // mma fragments: 16-row m-tiles per warp, the keys of a tile one warp handles, 8-column tiles
 constexpr int MT = RPW / 16;
 constexpr int BNW = WN_RANGE ? BN : BN / WN;
 constexpr int NTN = BNW / 8;  // 8-column score tiles
 constexpr int NTD = HD / 8;   // 8-column output tiles
-#if defined(KF_Q_IN_REGS)
-constexpr bool Q_REGS = true;
-#else
-constexpr bool Q_REGS = false;
-#endif
 
 static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");

@@ -1,11 +1,17 @@
 // PERSIST=1 (with WS=1): one CTA per SM walks the work tiles (kf::PersistentWork, common/tile_scheduler.cuh),
 // so a CTA's prologue and store overlap its neighbours' instead of costing a wave each. The producer warpgroup
-// loads every work tile's first K/V tile, then its Q (once every consumer warp released the previous Q, after
-// its last MMA), then the rest of its K/V tiles, through the one ring, whose slots and phases run on across
-// work tiles (KeyLoop::it0). The consumers run the overlap loop per work tile, release Q, and store O through
-// staging rows of their own (sO): the next work tile's Q and first K/V land while they finish and store this one.
-// Q's barriers: full (the producer's box loads, counted in bytes) and empty (one arrival per consumer warp), one of
-// each per Q buffer (Q_BUFS: 1 here, 2 with PERSIST=2), 8 bytes apart.
+// loads every work tile's Q as soon as its buffer is free, then the work tile's K/V tiles, through the one ring,
+// whose slots and phases run on across work tiles (KeyLoop::it0). The consumers run the overlap loop per work
+// tile and store O; the next work tile's Q is already loading (config.cuh, Q_BUFS and Q_EARLY):
+//   Q in smem: two Q buffers, work tile k's in buffer k % 2; O is staged in the finished buffer (each warp in its
+//     own rows, whose last reader, its warpgroup's last Q K^T, completed before that warpgroup's last P V), which
+//     then goes back to the producer;
+//   Q in registers: one buffer, released as soon as every consumer warp copied its rows; O has staging rows of
+//     its own (sO).
+// KF_PERSIST_Q_LATE=1 (an experiment's switch): one buffer, released after the work tile's last MMA, and the
+// producer's K/V ahead of Q (the order before docs/experiments/71-*).
+// Q's barriers: full (the producer's box loads, counted in bytes) per buffer, then empty (one arrival per
+// consumer warp) per buffer, 8 bytes apart.
 // The producer is the same for PERSIST=2 (sdpa/persistent_stream.cuh): work tile k's Q goes to buffer k % Q_BUFS
 // once the consumers released that buffer's previous Q.
 #pragma once
@@ -25,10 +31,14 @@ __device__ __forceinline__ void persistent_producer(KvPipe& pipe, elem_t* sQ, co
   for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
     int m0, bh, ntiles;
     work.at(w, S, m0, bh, ntiles);
-    if (ntiles > 0) pipe.issue_at(it, 0, bh);  // its slot was freed during the previous work tile's loop
+    // Q first where its buffer was released long before (Q_BUFS 2, Q_EARLY); else K/V's first tile, whose slot
+    // was freed during the previous work tile's loop, goes ahead of a wait for the last MMA of that work tile
+    constexpr bool q_first = Q_BUFS == 2 || Q_EARLY;
+    if (!q_first && ntiles > 0) pipe.issue_at(it, 0, bh);
     const int buf = k % Q_BUFS, use = k / Q_BUFS;  // this Q buffer's use count
     if (use > 0) kf::mbar_wait(q_empty + 8 * buf, (use - 1) & 1);
     load_q(sQ + buf * Q_ELEMS, nullptr, tmQ, q_full + 8 * buf, m0, bh, S, tid);
+    if (q_first && ntiles > 0) pipe.issue_at(it, 0, bh);
     for (int t = 1; t < ntiles; ++t) pipe.issue_at(it + t, t * BN, bh);
     it += ntiles;
   }
@@ -49,12 +59,26 @@ __device__ __forceinline__ void persistent_consumer(KvPipe& pipe, elem_t* sQ, el
     Path path;  // (fresh O, running max and sum, and turn state per work tile)
     path.init(warp, lane);
     if constexpr (TMA_KV) path.pipe = &pipe;
-    kf::mbar_wait(q_full, k & 1);
-    path.q_to_regs(sQ);
-    const KeyLoop loop{sQ, sK, sV, 0, ntiles, Work::first_masked_tile(m0, S), m0, S, sl2, tid, nullptr, it};
+    const int buf = k % Q_BUFS;
+    elem_t* q = sQ + buf * Q_ELEMS;
+    kf::mbar_wait(q_full + 8 * buf, (k / Q_BUFS) & 1);
+    path.q_to_regs(q);
+    if constexpr (Q_EARLY) {
+      __syncwarp();  // every lane's copy done (ordered before lane 0's release) before the producer refills
+      kf::mbar_arrive_if(q_empty, lane == 0);
+    }
+    const KeyLoop loop{q, sK, sV, 0, ntiles, Work::first_masked_tile(m0, S), m0, S, sl2, tid, nullptr, it};
     overlap_loop(path, pipe, loop);
     it += ntiles;
-    kf::mbar_arrive_if(q_empty, lane == 0);  // this warp's MMAs are done with Q
-    path.store(sO, O + (size_t)bh * S * HD, m0, S);
+    elem_t* __restrict__ Ow = O + (size_t)bh * S * HD;
+    if constexpr (Q_BUFS == 2) {
+      path.store(q, Ow, m0, S);  // staged in this warp's rows of the finished Q buffer
+      kf::fence_proxy_async();   // the staging writes ordered before the producer's TMA writes the next Q there
+      __syncwarp();              // every lane's staging reads and writes done before lane 0's release
+      kf::mbar_arrive_if(q_empty + 8 * buf, lane == 0);
+    } else {
+      if constexpr (!Q_EARLY) kf::mbar_arrive_if(q_empty, lane == 0);  // this warp's MMAs are done with Q
+      path.store(sO, Ow, m0, S);
+    }
   }
 }

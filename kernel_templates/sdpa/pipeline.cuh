@@ -74,7 +74,7 @@ __device__ __forceinline__ void init_tma_barriers(unsigned ring_bars, unsigned q
   if (tid == init_tid)
     for (int r = 0; r < RINGS; ++r) TmaRing::init_barriers(ring_bars + TmaRing::BARRIER_BYTES * r);
   if (TMA_Q && tid == Q_ISSUER) kf::mbar_init(q_mbar, 1);
-  if (STREAM && tid == Q_ISSUER) {  // Q's second full barrier, then both buffers' empty ones
+  if (Q_BUFS == 2 && tid == Q_ISSUER) {  // Q's second full barrier, then both buffers' empty ones
     kf::mbar_init(q_mbar + 8, 1);
     kf::mbar_init(q_mbar + 16, NW);
     kf::mbar_init(q_mbar + 24, NW);

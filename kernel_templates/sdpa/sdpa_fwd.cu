@@ -50,9 +50,9 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   // wgmma's swizzle atoms must sit on 1024-byte boundaries (the spec adds 1024 bytes of slack)
   const unsigned align_pad = WGMMA ? (1024u - (kf::smem_u32(smem_raw) & 1023u)) & 1023u : 0u;
   elem_t* sQ = reinterpret_cast<elem_t*>(smem_raw + align_pad);
-  elem_t* sK = sQ + Q_BUFS * Q_ELEMS;  // (PERSIST=2: two Q buffers)
+  elem_t* sK = sQ + Q_BUFS * Q_ELEMS;  // (persistent CTAs with Q in smem: two Q buffers)
   elem_t* sV = sK + RINGS * STAGES * KV_ELEMS;
-  elem_t* sO = sV + RINGS * STAGES * KV_ELEMS;  // PERSIST's staging rows (O_ELEMS; none otherwise)
+  elem_t* sO = sV + RINGS * STAGES * KV_ELEMS;  // persistent CTAs' O staging rows with one Q buffer (O_ELEMS)
 
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   KF_STAMPS_BEGIN(tid);
@@ -70,8 +70,8 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   const float sl2 = scale * KF_LOG2E;
 
   // past the K/V rings (and PERSIST's O rows): KV_MERGE=push's mbarrier and receive buffer (the spec's push_bytes),
-  // then KV_LOAD=tma's ring barriers (24 * STAGES bytes per ring, 32 with WS) and Q's (8; PERSIST=1 16: full and
-  // empty; PERSIST=2 32: two of each; the spec's tma_bytes)
+  // then KV_LOAD=tma's ring barriers (24 * STAGES bytes per ring, 32 with WS) and Q's (8; PERSIST 16 per Q buffer:
+  // full and empty; the spec's tma_bytes)
   unsigned char* tail = reinterpret_cast<unsigned char*>(sO + O_ELEMS);
   if constexpr (MERGE_PUSH) {
     if (kf::cluster_rank() == 0 && tid == 0) kf::push_mbar_init(kf::smem_u32(tail), (KS - 1) * BM * (HD + 8) * 4);
@@ -99,17 +99,13 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
     __syncthreads();  // every mbarrier initialised before the producer issues or a consumer waits
     if constexpr (PERSIST) {
       const Work work(S, H, B);
-      if constexpr (STREAM) {
-        if (tid >= NT)
-          persistent_producer(pipe, sQ, tmQ, q_mbar, q_mbar + 16, work, S, tid);
-        else
-          stream_consumer(pipe, sQ, sK, sV, O, q_mbar, work, S, sl2, tid);
-        return;
-      }
+      const unsigned q_empty = q_mbar + 8 * Q_BUFS;  // (Q's full barriers, then its empty ones)
       if (tid >= NT)
-        persistent_producer(pipe, sQ, tmQ, q_mbar, q_mbar + 8, work, S, tid);
+        persistent_producer(pipe, sQ, tmQ, q_mbar, q_empty, work, S, tid);
+      else if constexpr (STREAM)
+        stream_consumer(pipe, sQ, sK, sV, O, q_mbar, work, S, sl2, tid);
       else
-        persistent_consumer(pipe, sQ, sK, sV, sO, O, q_mbar, q_mbar + 8, work, S, sl2, tid);
+        persistent_consumer(pipe, sQ, sK, sV, sO, O, q_mbar, q_empty, work, S, sl2, tid);
       return;
     }
     if (tid >= NT) {
