@@ -255,14 +255,9 @@ constexpr bool Q_REGS = false;
 #endif
 // Persistent CTAs load the next work tile's Q while this one runs: with Q in smem into a second buffer (O is
 // staged in the finished one), with Q in registers into the one buffer, which the consumers release once they
-// copied Q. KF_PERSIST_Q_LATE=1 (an experiment's switch, not a search parameter) restores PERSIST=1's former
-// order: one buffer, released after the work tile's last MMA, O staged in rows of its own
-// (docs/experiments/71-*).
-#ifndef KF_PERSIST_Q_LATE
-#define KF_PERSIST_Q_LATE 0
-#endif
-constexpr bool Q_EARLY = PERSIST && !STREAM && Q_REGS && !KF_PERSIST_Q_LATE;  // released once in registers
-constexpr int Q_BUFS = STREAM || (PERSIST && !Q_REGS && !KF_PERSIST_Q_LATE) ? 2 : 1;
+// copied Q (2-3% faster than releasing it after the work tile's last MMA: docs/experiments/71-*).
+constexpr bool Q_EARLY = PERSIST && !STREAM && Q_REGS;  // Q's one buffer released once Q is in registers
+constexpr int Q_BUFS = STREAM || (PERSIST && !Q_REGS) ? 2 : 1;
 constexpr int ROWE = LayQ::kRowElems;  // allocated elements per smem row
 // Shared-memory carve-up (must match the spec's smem_bytes): sQ [BM][ROWE], sK [RINGS][STAGES][BN][ROWE],
 // sV [RINGS][STAGES][BN][ROWE], then KV_MERGE=push's mbarrier and receive buffer, the TMA ring barriers, Q's.

@@ -8,8 +8,8 @@
 //     then goes back to the producer;
 //   Q in registers: one buffer, released as soon as every consumer warp copied its rows; O has staging rows of
 //     its own (sO).
-// KF_PERSIST_Q_LATE=1 (an experiment's switch): one buffer, released after the work tile's last MMA, and the
-// producer's K/V ahead of Q (the order before docs/experiments/71-*).
+// (Before docs/experiments/71-*, Q had one buffer, released after the work tile's last MMA, with K/V's first tile
+// ahead of it: 1-3% slower.)
 // Q's barriers: full (the producer's box loads, counted in bytes) per buffer, then empty (one arrival per
 // consumer warp) per buffer, 8 bytes apart.
 // The producer is the same for PERSIST=2 (sdpa/persistent_stream.cuh): work tile k's Q goes to buffer k % Q_BUFS
