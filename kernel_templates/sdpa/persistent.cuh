@@ -73,8 +73,8 @@ __device__ __forceinline__ void persistent_consumer(KvPipe& pipe, elem_t* sQ, el
     elem_t* __restrict__ Ow = O + (size_t)bh * S * HD;
     if constexpr (Q_BUFS == 2) {
       path.store(q, Ow, m0, S);  // staged in this warp's rows of the finished Q buffer
-      kf::fence_proxy_async();   // the staging writes ordered before the producer's TMA writes the next Q there
-      __syncwarp();              // every lane's staging reads and writes done before lane 0's release
+      kf::publish_to_async_proxy();  // (fence.proxy.async) the staging writes before the TMA write of the next Q
+      __syncwarp();                  // every lane's staging reads and writes done before lane 0's release
       kf::mbar_arrive_if(q_empty + 8 * buf, lane == 0);
     } else {
       if constexpr (!Q_EARLY) kf::mbar_arrive_if(q_empty, lane == 0);  // this warp's MMAs are done with Q

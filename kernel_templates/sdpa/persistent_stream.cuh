@@ -49,8 +49,8 @@ __device__ __forceinline__ void stream_store(const Path& path, const float (&l)[
   for (int mt = 0; mt < MT; ++mt) fin[mt][0].l = l[mt][0], fin[mt][1].l = l[mt][1];
   kf::store_rows_normalised<LayQ, TR, HD, RPW, KF_DIAG_STORE>(path.o, fin, path.warp, path.lane, sQbuf,
                                                               O + (size_t)wt.bh * S * HD, wt.m0, S);
-  kf::fence_proxy_async();  // the staging writes ordered before the producer's TMA writes the next Q there
-  __syncwarp();             // every lane's staging reads done before the producer may overwrite the buffer
+  kf::publish_to_async_proxy();  // (fence.proxy.async) the staging writes before the TMA write of the next Q
+  __syncwarp();                  // every lane's staging reads done before the producer may overwrite the buffer
   kf::mbar_arrive_if(q_empty, path.lane == 0);
 }
 

@@ -464,6 +464,26 @@ TEST_F(CompileTest, AttentionBasicFamilyHoldsTheSimtAndWmmaPaths) {
   }
 }
 
+// sm_89's path in sdpa_fwd (mma.sync, cp.async) compiles: every default valid there, for sm_89. The
+// persistent CTAs' code is compiled on every path, so a wgmma-only helper in it breaks this one.
+TEST_F(CompileTest, AttentionMmaDefaultsCompileForSm89) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  const Shape shape = parse_shape(f, "B=2,H=8,S=512,D=64,causal=1,dtype=f16");
+  const SearchSpace sm89 = make_space(f, shape, DeviceLimits::for_arch("sm_89"));
+  for (const auto& c : f.defaults) {
+    if (!sm89.valid(c)) continue;
+    jobs.emplace_back(to_string(c), pool.submit(render_variant(f, c, shape), "sm_89"));
+  }
+  ASSERT_GE(jobs.size(), 3u);
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
+  }
+}
+
 TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
   const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "sdpa_fwd.json");
   CubinCache cache(dir_);
