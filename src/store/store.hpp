@@ -149,7 +149,8 @@ class Store {
                                             const std::optional<Shape>& shape = std::nullopt,
                                             const std::optional<DeviceKey>& device = std::nullopt,
                                             std::optional<int64_t> campaign_id = std::nullopt) const;
-  // Fastest ok evaluation per config, ascending by median; at most k. device nullopt: any.
+  // Fastest ok evaluation per config of the newest timing method it has, the configs of the newest method
+  // first, each method's ascending by median; at most k. device nullopt: any.
   std::vector<EvaluationRecord> top(const std::string& family, const Shape& shape,
                                     const std::optional<DeviceKey>& device, size_t k) const;
   std::optional<EvaluationRecord> best(const std::string& family, const Shape& shape,
