@@ -4,6 +4,7 @@
 #include <exception>
 #include <vector>
 
+#include "campaign/finalist_ranking.hpp"
 #include "family/render.hpp"
 
 namespace kf {
@@ -28,6 +29,34 @@ bool KernelSourceCheck::source_stale(const EvaluationRecord& e, const Config& co
   }
   return !it->second.empty() && it->second != e.kernel->variant_hash;
 }
+
+namespace {
+
+std::string kernel_hash(const EvaluationRecord& e) { return e.kernel ? e.kernel->variant_hash : std::string(); }
+
+// The winner by the newest finalist ranking that timed `fastest` (the fastest current record): the first config
+// of that ranking that still has a current record of the kernel it timed (its fastest such record); nullopt where
+// no ranking timed it.
+template <class Current>
+std::optional<BestResult> ranked_winner(const Store& store, const Family& family, const Shape& shape,
+                                        const EvaluationRecord& fastest, const std::vector<EvaluationRecord>& ok,
+                                        const Current& current) {
+  const auto ranking = latest_ranking(store, family.name, shape, fastest.device);
+  if (!ranking || ranking->position(to_string(complete_stored_config(family, fastest.config)),
+                                    kernel_hash(fastest)) < 0)
+    return std::nullopt;
+  for (const auto& r : ranking->order)
+    for (const auto& e : ok)  // (fastest first)
+      if (kernel_hash(e) == r.variant_hash && to_string(complete_stored_config(family, e.config)) == r.config &&
+          current(e)) {
+        BestResult b{e, false, false, {}, 0};
+        if (e.id != fastest.id) b.ranked_by = ranking->campaign_id;
+        return b;
+      }
+  return std::nullopt;
+}
+
+}  // namespace
 
 SanitizerVerdict sanitizer_verdict(const Store& store, const std::string& family, const std::string& variant_hash) {
   SanitizerVerdict v;
@@ -74,9 +103,14 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
     return a.timing->median_us < b.timing->median_us;
   });
   // Fastest first: the first current kernel that did not fail sanitizing wins; failing ones
-  // passed on the way were faster.
+  // passed on the way were faster. If the newest side-by-side re-measure of the shape's finalists
+  // (campaign/finalist_ranking) timed that kernel, its order decides among the kernels it timed instead.
   std::optional<BestResult> fastest_stale;
   size_t rejected = 0;
+  auto current = [&](const EvaluationRecord& e) {
+    return verdict_of(e).state != SanitizerVerdict::State::Failed &&
+           !check.stale(e, complete_stored_config(family, e.config));
+  };
   for (const auto& e : ok) {
     const SanitizerVerdict v = verdict_of(e);
     if (v.state == SanitizerVerdict::State::Failed) {
@@ -84,7 +118,14 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
       continue;
     }
     const Config config = complete_stored_config(family, e.config);
-    if (!check.stale(e, config)) return BestResult{e, false, false, v, rejected};
+    if (!check.stale(e, config)) {
+      if (auto ranked = ranked_winner(store, family, shape, e, ok, current)) {
+        ranked->sanitizer = verdict_of(ranked->record);
+        ranked->sanitizer_rejected = rejected;
+        return ranked;
+      }
+      return BestResult{e, false, false, v, rejected};
+    }
     if (!fastest_stale) fastest_stale = BestResult{e, true, check.source_stale(e, config), v, 0};
   }
   if (fastest_stale) fastest_stale->sanitizer_rejected = rejected;

@@ -45,10 +45,13 @@ struct BestResult {
   bool source_stale = false;  // stale, and its kernel source is not the current one (it must be gated again)
   SanitizerVerdict sanitizer;
   size_t sanitizer_rejected = 0;  // faster results skipped because their kernel failed sanitizing
+  int64_t ranked_by = 0;  // the campaign whose finalists' side-by-side ranking put this one over a faster record
 };
 
 // The fastest gated result for the shape (on `device`, or any) among those of current kernels; if there are
-// none, the fastest of all, marked stale. A kernel that failed a compute-sanitizer run never wins.
+// none, the fastest of all, marked stale. A kernel that failed a compute-sanitizer run never wins. Where the
+// newest side-by-side re-measure of the shape's finalists on that device timed the fastest current kernel, its
+// order decides among the kernels it timed (campaign/finalist_ranking): its first one still current wins.
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device);
 

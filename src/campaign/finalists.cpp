@@ -3,10 +3,18 @@
 #include <algorithm>
 
 #include "campaign/current_results.hpp"
+#include "campaign/finalist_ranking.hpp"
 #include "campaign/sanitize.hpp"
 #include "campaign/side_by_side.hpp"
 
 namespace kf {
+
+namespace {
+// Interleaved rounds of the finalists' re-measure. At 7 the worker's 95% intervals on B16 S1024 D128 attention were
+// 3-4% wide and could not order two configs 1.4% apart; at 21 they were ~0.4% wide and did
+// (docs/experiments/71-*). The ranking decides the winner among the finalists, so it gets the 21.
+constexpr int kFinalistRounds = 21;
+}  // namespace
 
 std::vector<ShapeOutcome::Remeasured> remeasure_top(const ShapeRun& run, const Shape& shape) {
   const CampaignOptions& o = run.o;
@@ -23,20 +31,32 @@ std::vector<ShapeOutcome::Remeasured> remeasure_top(const ShapeRun& run, const S
     contenders.push_back({to_string(c), c, {}});
   }
   SideBySideOptions options;
+  options.rounds = kFinalistRounds;
   options.timing = o.timing;
   options.seed = o.seed;
   options.compile_threads = 1;  // the top-K are in the cubin cache already
   const auto results =
       time_side_by_side(run.family, shape, device, *run.workers.front(), run.cache, contenders, options);
-  std::vector<ShapeOutcome::Remeasured> out;
+  std::vector<size_t> timed;
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].timing) out.push_back({contenders[i].config, *results[i].timing, false});
-  if (out.empty()) return out;
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.timing.median_us < b.timing.median_us;
+    if (results[i].timing) timed.push_back(i);
+  std::stable_sort(timed.begin(), timed.end(), [&](size_t a, size_t b) {
+    return results[a].timing->median_us < results[b].timing->median_us;
   });
+  std::vector<ShapeOutcome::Remeasured> out;
+  std::vector<RankedConfig> ranking;
+  for (size_t i : timed) {
+    const TimingStats& t = *results[i].timing;
+    out.push_back({contenders[i].config, t, false});
+    ranking.push_back({contenders[i].label, results[i].variant_hash, t.median_us, t.ci_lo_us, t.ci_hi_us});
+  }
+  if (out.empty()) return out;
   // A config ties with the winner when their 95% confidence intervals overlap.
   for (auto& r : out) r.tied_with_best = r.timing.ci_lo_us <= out.front().timing.ci_hi_us;
+  if (ranking.size() >= 2) {  // the order decides among these configs from now on (campaign/finalist_ranking)
+    std::lock_guard lock(run.store_mu);
+    record_ranking(run.store, run.campaign_id, shape, ranking);
+  }
   return out;
 }
 

@@ -82,6 +82,10 @@ void add_best(CLI::App& app, Globals& g) {
         text["config"] = to_string(best->config) + (!found->stale          ? ""
                                                     : found->source_stale ? "  (stale: timed with an older kernel source)"
                                                                           : "  (stale: timed with an older timing method)");
+        if (found->ranked_by) {  // a faster single record lost to this one side by side
+          j["ranked_by_campaign"] = found->ranked_by;
+          text["config"] += "  (first side by side: campaign " + std::to_string(found->ranked_by) + ")";
+        }
         if (ncu) {
           j["ncu"] = ncu_commands(g, f, s, *best);
           ncu_text += "\n" + j["ncu"].get<std::string>() + "\n";

@@ -72,6 +72,15 @@ void Store::set_campaign_device(int64_t id, const DeviceKey& d) {
   tx.commit();
 }
 
+void Store::set_campaign_options(int64_t id, const nlohmann::json& options) {
+  Lock lock(impl_->mu);
+  sql::Transaction tx(impl_->db);
+  sql::Stmt q(impl_->db, "UPDATE campaigns SET options_json = ?, updated_at = ? WHERE id = ?");
+  q.bind(1, options.dump()).bind(2, now_utc()).bind(3, id).run();
+  if (impl_->db.changes() == 0) impl_->fail("no campaign " + std::to_string(id));
+  tx.commit();
+}
+
 // ---- attempts and evaluations ----
 
 namespace {

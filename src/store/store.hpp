@@ -130,6 +130,8 @@ class Store {
   std::vector<CampaignRecord> campaigns() const;
   void set_campaign_status(int64_t id, const std::string& status);
   void set_campaign_device(int64_t id, const DeviceKey& d);
+  // Replaces the campaign's options (a campaign records its finalists' side-by-side ranking there).
+  void set_campaign_options(int64_t id, const nlohmann::json& options);
 
   // Written (and committed) before a request is dispatched to a worker.
   int64_t begin_attempt(int64_t campaign_id, const std::string& family, const Config& c,

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "campaign/finalist_ranking.hpp"
 #include "campaign/refresh.hpp"
 #include "cli_run.hpp"
 #include "family/render.hpp"
@@ -186,4 +187,83 @@ TEST_F(RefreshFixture, ACurrentWinnerThatFailedSanitizingIsSkipped) {
   EXPECT_EQ(to_string(b->record.config), to_string(configs[1]));
   EXPECT_EQ(b->sanitizer_rejected, 1u);
   EXPECT_EQ(b->sanitizer.state, SanitizerVerdict::State::NotRun);
+}
+
+// ---- the finalists' side-by-side ranking decides among the configs it timed ----
+
+namespace {
+int64_t campaign_on(Store& store, const std::string& family, const Shape& shape, const DeviceKey& device) {
+  CampaignRecord c;
+  c.family = family;
+  c.strategy = "refresh";
+  c.shapes = {shape};
+  c.budget = nlohmann::json::object();
+  c.options = nlohmann::json::object();
+  const int64_t id = store.create_campaign(c);
+  store.set_campaign_device(id, device);
+  return id;
+}
+}  // namespace
+
+// A single record of config 0 is the fastest, but the newest side-by-side re-measure put config 1 ahead of it:
+// config 1 wins. A faster record of a config the ranking never timed (newer than it) still wins by its time, and
+// rankings of another device or of another kernel do not count.
+TEST_F(RefreshFixture, TheFinalistsRankingDecidesAmongTheConfigsItTimed) {
+  Store store(dir / "r.db");
+  auto hash = [&](size_t i) { return render_variant(family, configs.at(i), shape).hash; };
+  store.add_evaluation(result(0, 1.00));
+  store.add_evaluation(result(1, 1.02));
+  store.add_evaluation(result(2, 1.10));
+  ASSERT_EQ(to_string(best_current(store, family, shape, std::nullopt)->record.config), to_string(configs[0]));
+
+  const DeviceKey other{"Other GPU", 90, 114, "fake"};
+  const int64_t elsewhere = campaign_on(store, family.name, shape, other);  // another device: ignored
+  record_ranking(store, elsewhere, shape, {{to_string(configs[2]), hash(2), 1.0, 0.9, 1.1},
+                                           {to_string(configs[0]), hash(0), 1.2, 1.1, 1.3}});
+  const int64_t older_kernel = campaign_on(store, family.name, shape, kFakeGpu);  // another kernel of config 0
+  record_ranking(store, older_kernel, shape, {{to_string(configs[2]), hash(2), 1.0, 0.9, 1.1},
+                                              {to_string(configs[0]), "an older kernel source", 1.2, 1.1, 1.3}});
+  auto b = best_current(store, family, shape, std::nullopt);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[0]));
+  EXPECT_EQ(b->ranked_by, 0);
+
+  const int64_t id = campaign_on(store, family.name, shape, kFakeGpu);
+  record_ranking(store, id, shape, {{to_string(configs[1]), hash(1), 1.05, 1.04, 1.06},
+                                    {to_string(configs[0]), hash(0), 1.08, 1.07, 1.09}});
+  b = best_current(store, family, shape, std::nullopt);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[1]));
+  EXPECT_DOUBLE_EQ(b->record.timing->median_us, 1.02);  // its own record
+  EXPECT_EQ(b->ranked_by, id);
+  const CliResult r = run_kforge({"--db", (dir / "r.db").string(), "--spec-dir",
+                                  (fs::path(KFORGE_TEST_DIR) / "families/toy").string(), "best", "--family", "toy"},
+                                 dir);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("(first side by side: campaign " + std::to_string(id) + ")"), std::string::npos) << r.out;
+
+  store.add_evaluation(result(3, 0.90));  // found later, never re-measured
+  b = best_current(store, family, shape, std::nullopt);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(to_string(b->record.config), to_string(configs[3]));
+  EXPECT_EQ(b->ranked_by, 0);
+}
+
+// A refresh ends with its top K timed side by side; that order is kept with the campaign.
+TEST_F(RefreshFixture, ACampaignKeepsItsFinalistsRanking) {
+  Store store(dir / "r.db");
+  for (size_t i = 0; i < 3; ++i) store.add_evaluation(result(i, 1.0 + 0.1 * static_cast<double>(i), "an older kernel source"));
+  const auto out = run_campaign(store, family, {shape}, refresh_options(store, family, {shape}, 3, base("ok")));
+  ASSERT_EQ(out.status, "done");
+  const auto ranking = latest_ranking(store, family.name, shape, kFakeGpu);
+  ASSERT_TRUE(ranking);
+  EXPECT_EQ(ranking->campaign_id, out.campaign_id);
+  ASSERT_EQ(ranking->order.size(), out.shapes.at(0).remeasured.size());
+  ASSERT_GE(ranking->order.size(), 2u);
+  for (size_t i = 0; i < ranking->order.size(); ++i) {
+    EXPECT_EQ(ranking->order[i].config, to_string(out.shapes[0].remeasured[i].config));
+    EXPECT_DOUBLE_EQ(ranking->order[i].median_us, out.shapes[0].remeasured[i].timing.median_us);
+  }
+  // the campaign's own settings are still there for a resume
+  EXPECT_EQ(store.campaign(out.campaign_id)->options.at("strategy"), "refresh");
 }

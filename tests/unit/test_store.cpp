@@ -46,6 +46,13 @@ STORE_TEST(CampaignRoundTrip) {
   EXPECT_FALSE(s.campaign(12345));
   EXPECT_THROW(s.set_campaign_status(12345, "done"), StoreError);
   EXPECT_THROW(s.set_campaign_device(12345, kH100), StoreError);
+  // options are replaced whole (a campaign adds its finalists' ranking to them)
+  auto opts = rec.options;
+  opts["remeasured"] = {{"N=1", nlohmann::json::array()}};
+  s.set_campaign_options(id, opts);
+  EXPECT_EQ(s.campaign(id)->options, opts);
+  EXPECT_EQ(s.campaign(id2)->options, rec.options);
+  EXPECT_THROW(s.set_campaign_options(12345, opts), StoreError);
   // The campaign's shapes are known before anything ran.
   EXPECT_EQ(s.shapes("gemm"), (std::vector<Shape>{kShape, kSmall}));
 }
