@@ -47,7 +47,7 @@ std::optional<FinalistRanking> latest_ranking(const Store& store, const std::str
     const auto& by_shape = c.options.at("remeasured");
     if (!by_shape.is_object() || !by_shape.contains(key) || !by_shape.at(key).is_array()) continue;
     if (out && out->campaign_id > c.id) continue;
-    FinalistRanking r{c.id, *c.device, {}};
+    FinalistRanking r{c.id, {}};
     for (const auto& e : by_shape.at(key)) {
       RankedConfig rc;
       rc.config = text_of(e, "config");

@@ -21,8 +21,7 @@ struct RankedConfig {
 };
 
 struct FinalistRanking {
-  int64_t campaign_id = 0;
-  DeviceKey device;
+  int64_t campaign_id = 0;  // the campaign that re-measured them (its device is the ranking's)
   std::vector<RankedConfig> order;  // fastest first
 
   // The position of (config, kernel) in the order, or -1.
