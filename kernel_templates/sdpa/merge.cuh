@@ -8,19 +8,22 @@
 
 // Two key-range groups (WN_KEYS=range / pingpong, WARPS_N 2): group 0, which starts first and so finishes
 // first (its tiles are requested first), parks its (m, l) and its unnormalised O in its own K ring (its tiles
-// are done; group 1's ring may still be in use), hands them over on a named barrier without waiting and
-// leaves; group 1 merges them into its registers and stores O as one group would. One barrier and half the
-// shared-memory traffic of the column split below: the key-range CTA at S512 ~7770 cycles against ~8590
-// (docs/experiments/57-*). The partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
-// Ordering (docs/experiments/key_range_merge_race.md): merge_pass is bar.arrive and merge_take bar.sync on one
-// named barrier with one thread count, a release / acquire pair in PTX's memory model, so group 1 reads the
-// partial only after all of group 0's writes (racecheck does not model the pair and reports the reads). The
-// group_sync keeps a warp of group 0 from overwriting its ring while another still reads its last K tile
-// (mma.sync reads K per warp). KF_TEST_MERGE_LATE / KF_TEST_MERGE_NO_BARRIER: test-only, see that note.
+// are done; group 1's ring may still be in use) and hands them over at a barrier; group 1 merges them
+// into its registers and stores O as one group would. One barrier and half the shared-memory traffic of the
+// column split below: the key-range CTA at S512 ~7770 cycles against ~8590 (docs/experiments/57-*). The
+// partial travels as split-KV's do (save_partial, merge_partials), as a second slot.
+// Ordering (docs/experiments/key_range_merge_race.md): merge_pass and merge_take are the CTA barrier (the two
+// groups are the whole CTA), so group 1 reads the partial only after all of group 0's writes. On the mma.sync
+// path each warp reads K with its own ldmatrix, so a warp of group 0 that finished early could overwrite K rows
+// another warp of its group still reads: a CTA barrier first orders every warp's last K read before any partial
+// store (on the wgmma path the last Q K^T is one warpgroup-wide operation every warp waited for). Both are CTA
+// barriers because compute-sanitizer racecheck models those: a named barrier that only group 0 passes (the
+// former group_sync(0)) put the groups out of step in its model and it reported every partial read, and a
+// bar.arrive hand-off likewise. KF_TEST_MERGE_LATE / KF_TEST_MERGE_NO_BARRIER: test-only, see that note.
 __device__ __forceinline__ void merge_pair_store(Path& p, float* cbuf0, elem_t* sQ, elem_t* __restrict__ Oh, int m0,
                                                  int S) {
+  if constexpr (!WGMMA) __syncthreads();
   if (p.wn == 0) {
-    group_sync(0);
 #if defined(KF_TEST_MERGE_LATE)
     for (const long long t0 = clock64(); clock64() - t0 < KF_TEST_MERGE_LATE;) {
     }
