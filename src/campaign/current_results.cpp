@@ -98,7 +98,7 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
   };
   std::vector<EvaluationRecord> ok;
   for (auto& e : store.evaluations(family.name, shape, device))
-    if (e.status == Status::Ok && e.timing) ok.push_back(std::move(e));
+    if (e.gate_passed() && e.timing) ok.push_back(std::move(e));
   std::stable_sort(ok.begin(), ok.end(), [](const EvaluationRecord& a, const EvaluationRecord& b) {
     return a.timing->median_us < b.timing->median_us;
   });
@@ -130,6 +130,37 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
   }
   if (fastest_stale) fastest_stale->sanitizer_rejected = rejected;
   return fastest_stale;
+}
+
+ImportedRecords imported_records(const Store& store, const Family& family, const Shape& shape,
+                                 const std::optional<DeviceKey>& device) {
+  ImportedRecords out;
+  for (auto& e : store.evaluations(family.name, shape, device)) {
+    if (e.provenance != Provenance::Imported || e.status != Status::Ok || !e.timing) continue;
+    ++out.timed;
+    if (!out.fastest || e.timing->median_us < out.fastest->timing->median_us) out.fastest = std::move(e);
+  }
+  return out;
+}
+
+std::optional<EvaluationRecord> gated_record(const Store& store, const Family& family, const Shape& shape,
+                                             const Config& config, const std::optional<DeviceKey>& device) {
+  KernelSourceCheck check(family, shape);
+  const std::string key = to_string(config);
+  std::optional<EvaluationRecord> out;
+  const auto better = [](const EvaluationRecord& a, const EvaluationRecord& b) {
+    const bool a_now = a.timing->method == kTimingMethod, b_now = b.timing->method == kTimingMethod;
+    return a_now != b_now ? a_now : a.timing->median_us < b.timing->median_us;
+  };
+  for (auto& e : store.evaluations(family.name, shape, device)) {
+    // The gate vouches for the kernel it ran: one of the config's current source, compiled and timed here.
+    if (!e.gate_passed() || !e.timing || !e.kernel || e.kernel->variant_hash.empty()) continue;
+    if (to_string(complete_stored_config(family, e.config)) != key || check.source_stale(e, config)) continue;
+    if (sanitizer_verdict(store, family.name, e.kernel->variant_hash).state == SanitizerVerdict::State::Failed)
+      continue;
+    if (!out || better(e, *out)) out = std::move(e);
+  }
+  return out;
 }
 
 }  // namespace kf

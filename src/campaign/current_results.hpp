@@ -49,10 +49,25 @@ struct BestResult {
 };
 
 // The fastest gated result for the shape (on `device`, or any) among those of current kernels; if there are
-// none, the fastest of all, marked stale. A kernel that failed a compute-sanitizer run never wins. Where the
+// none, the fastest of all, marked stale. Only records kforge's gate passed compete: an imported one
+// (Provenance::Imported) never wins. A kernel that failed a compute-sanitizer run never wins. Where the
 // newest side-by-side re-measure of the shape's finalists on that device timed the fastest current kernel, its
 // order decides among the kernels it timed (campaign/finalist_ranking): its first one still current wins.
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device);
+
+// The shape's timed records of other tools (`import --store`), which `best` lists apart and never picks.
+struct ImportedRecords {
+  size_t timed = 0;                       // ok records with a time
+  std::optional<EvaluationRecord> fastest;
+};
+ImportedRecords imported_records(const Store& store, const Family& family, const Shape& shape,
+                                 const std::optional<DeviceKey>& device);
+
+// A record in which kforge's gate passed `config`'s current kernel at `shape` (on `device`, or any) and which
+// no compute-sanitizer run failed: the fastest of the current timing method, else the fastest; nullopt where
+// there is none (`export --config` then gates the config first, or refuses).
+std::optional<EvaluationRecord> gated_record(const Store& store, const Family& family, const Shape& shape,
+                                             const Config& config, const std::optional<DeviceKey>& device);
 
 }  // namespace kf

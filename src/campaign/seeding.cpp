@@ -72,7 +72,8 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
                              : std::vector<Config>{};
   };
   lists.push_back(neighbour(0));
-  lists.push_back(configs_of(store.top(family.name, shape, std::nullopt, per_source)));
+  // (any device: imported records too, whose configs are data to start from, though never a winner)
+  lists.push_back(configs_of(store.top(family.name, shape, std::nullopt, per_source, RecordsFrom::KforgeAndImported)));
   lists.push_back(family.defaults);
   lists.push_back(neighbour(1));
   lists.push_back(neighbour(2));

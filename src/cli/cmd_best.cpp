@@ -59,6 +59,18 @@ void add_best(CLI::App& app, Globals& g) {
       const std::optional<EvaluationRecord> best = found ? std::optional(found->record) : std::nullopt;
       nlohmann::json j = {{"shape", to_json(s)}};
       std::map<std::string, std::string> text{{"shape", to_string(s)}};
+      // Other tools' records (`import --store`) never win: listed apart, so a shape with only those says why
+      // it has no winner.
+      const ImportedRecords imported = imported_records(store, f, s, std::nullopt);
+      if (imported.fastest) {
+        j["imported"] = {{"records", imported.timed},
+                         {"fastest_us", imported.fastest->timing->median_us},
+                         {"config", to_json(imported.fastest->config)},
+                         {"device", imported.fastest->device.name}};
+        if (!best)
+          text["config"] = "- (only imported records: " + std::to_string(imported.timed) + ", fastest " +
+                           fmt_us(imported.fastest->timing->median_us) + " us; kforge's gate never ran them)";
+      }
       if (best && best->timing) {
         std::string ratios;
         j["config"] = to_json(best->config);

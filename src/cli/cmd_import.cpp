@@ -47,8 +47,10 @@ void store_space(const Globals& g, const RecordedSpace& space, const ImportArgs&
   const auto summary = store_recorded(store, f, s, space, device);
   std::printf("stored %zu evaluations of %s at %s on '%s' in %s (%zu already there)\n", summary.written,
               f.name.c_str(), to_string(s).c_str(), device.c_str(), g.db.c_str(), summary.already_stored);
-  std::printf("use them with: kforge best --family %s --shape %s, or kforge replay --family %s --shape %s --device '%s'\n",
-              f.name.c_str(), to_string(s).c_str(), f.name.c_str(), to_string(s).c_str(), device.c_str());
+  // Another tool's times: kforge's gate never ran these kernels, so they are data, never a winner.
+  std::printf("imported records seed campaigns and replay (never best or export: kforge's gate never ran them); "
+              "replay them with: kforge replay --family %s --shape %s --device '%s'\n",
+              f.name.c_str(), to_string(s).c_str(), device.c_str());
 }
 
 void write_t1_draft(const ImportArgs& a) {
@@ -76,7 +78,9 @@ void add_import(CLI::App& app, Globals& g) {
   static ImportArgs a;
   cmd->add_option("file", a.file, "Kernel Tuner cache, T4 results or T1 tuning-problem file (.json)")->required();
   cmd->add_flag("--json", a.json, "Machine-readable summary");
-  cmd->add_flag("--store", a.store, "Write the recorded configs into the database as evaluations of --family at --shape");
+  cmd->add_flag("--store", a.store,
+                "Write the recorded configs into the database as imported evaluations of --family at --shape "
+                "(for replay and seeding; never best or export)");
   cmd->add_option("--family", a.family, "With --store: the family the configs belong to");
   cmd->add_option("--shape", a.shape, "With --store: the shape they were measured at");
   cmd->add_option("--device", a.device, "With --store: device name (default: the file's device_name)");

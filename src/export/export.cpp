@@ -105,16 +105,21 @@ nlohmann::json kernel_entry(const KernelModel& m, const EvaluationRecord& w, con
   j["shape_key"] = to_string(m.shape);
   j["variant_hash"] = render_variant(f, m.config, m.shape, defines).hash;
   j["defines"] = to_json(defines);
-  // The kernel the gate and the timing below were measured on: equal to variant_hash unless the
-  // template changed since (`kforge export` re-gates such a winner first) or defines were added.
-  j["gated_kernel_hash"] = w.kernel ? w.kernel->variant_hash : std::string();
+  const bool gated = w.provenance == Provenance::Kforge;  // check_input let only gate passes and --ungated through
+  // What kforge's gate said, and about which kernel: the config's kernel without the extra defines when there
+  // are some (the record gated that one), else the exported kernel itself; nothing when it never ran.
+  j["gate"] = !gated ? "not run" : defines.empty() ? "passed" : "passed without the defines";
+  // The kernel the gate and the timing below were measured on: equal to variant_hash unless defines were
+  // added (a winner timed with an older template is re-gated first); null when no gate ran.
+  j["gated_kernel_hash"] = !gated ? nlohmann::json() : nlohmann::json(w.kernel ? w.kernel->variant_hash : "");
   j["arch"] = m.arch;
-  j["device"] = {{"name", w.device.name}, {"cc", w.device.cc}, {"sm_count", w.device.sm_count},
-                 {"driver", w.device.driver}};
+  j["device"] = !gated ? nlohmann::json()
+                       : nlohmann::json{{"name", w.device.name}, {"cc", w.device.cc}, {"sm_count", w.device.sm_count},
+                                        {"driver", w.device.driver}};
   j["timing"] = timing_json(w, flops, bytes);
   j["flops"] = flops;
   j["bytes"] = bytes;
-  j["correctness"] = {{"max_abs", w.max_abs}, {"rel_l2", w.rel_l2}};
+  j["correctness"] = !gated ? nlohmann::json() : nlohmann::json{{"max_abs", w.max_abs}, {"rel_l2", w.rel_l2}};
   if (w.kernel) {
     const KernelRecord& k = *w.kernel;
     j["kernel"] = {{"registers", k.registers},     {"smem_static", k.smem_static}, {"smem_dynamic", k.smem_dynamic},
@@ -155,6 +160,13 @@ void check_input(const ExportInput& in) {
       fail("evaluation " + std::to_string(w.id) + " is of family '" + w.family + "', not '" + in.family->name + "'");
     if (w.status != Status::Ok)
       fail("evaluation " + std::to_string(w.id) + " has status " + to_string(w.status) + ", not ok");
+    // Only a kernel kforge's gate passed is written as a result; another tool's time vouches for nothing here.
+    if (w.provenance == Provenance::Imported)
+      fail("evaluation " + std::to_string(w.id) + " of " + to_string(w.config) +
+           " was imported from another tool and never passed kforge's gate; it is not exported");
+    if (w.provenance == Provenance::Unmeasured && !in.ungated)
+      fail("config " + to_string(w.config) + " at " + to_string(w.shape) +
+           " has not passed the gate; export it on a machine with a GPU (it is gated there first), or --ungated");
     if (!shapes.insert(to_string(w.shape)).second) fail("two winners for shape " + to_string(w.shape));
   }
 }
@@ -287,7 +299,8 @@ EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape
   r.family = f.name;
   r.config = c;
   r.shape = s;
-  r.status = Status::Ok;
+  r.status = Status::Ok;  // what it is exported as; its provenance says no gate ran
+  r.provenance = Provenance::Unmeasured;
   return r;
 }
 

@@ -13,8 +13,8 @@
 //   manifest.json     {"format":"kforge-export/2" (docs/export.md), "family", "description", "spec", "spec_hash",
 //                      "arch", "kernels":[K...], "dispatcher":{...}|null, "provenance":{...}}
 //                     where each K has: name, entry, source, header, cubin, runner, config,
-//                     shape, variant_hash, arch, device, timing{median_us,p10_us,p90_us,...,
-//                     tflops,gbps}, correctness, kernel (registers, spills, ...), compile
+//                     shape, variant_hash, gate, gated_kernel_hash, arch, device, timing{median_us,p10_us,
+//                     p90_us,...,tflops,gbps}, correctness, kernel (registers, spills, ...), compile
 //                     {nvrtc_options,nvcc_flags}, defines{NAME:value}, launch{grid,block,smem}, args[...],
 //                     signature, supports_signature, supports{...,"text"}, commands{build,
 //                     object,ncu}. With a single winner its K's fields are also at top level.
@@ -45,6 +45,9 @@ struct ExportInput {
   // Also write torch/<target>_op.cpp and torch/load.py (torch_gen.hpp): the kernel(s) as the
   // torch custom op kforge::<target>.
   bool torch = false;
+  // Accept winners no one measured (unmeasured_record: `export --config --ungated`); their manifest entries
+  // say "gate": "not run". Without it such a winner is refused: every exported kernel passed kforge's gate.
+  bool ungated = false;
 };
 
 struct ExportOutput {
@@ -53,12 +56,13 @@ struct ExportOutput {
 };
 
 // Throws std::runtime_error (one line) for bad input: no winners, another family's record,
-// a non-ok record, two winners for one shape, a name that is not a C identifier, a config
+// a record kforge's gate did not pass (not ok, imported from another tool, or unmeasured without
+// `ungated`), two winners for one shape, a name that is not a C identifier, a config
 // that violates the family's constraints on the target, an NVRTC failure, an unwritable dir.
 ExportOutput export_kernels(const ExportInput& in);
 
-// A config to export that has no stored result (`export --config`): status ok, no timing, no
-// evaluation id; measured on no device, so the export needs a base_arch.
+// A config to export that no one measured (`export --config --ungated`): Provenance::Unmeasured, no
+// timing, no evaluation id, no device, so the export needs a base_arch and `ungated`.
 EvaluationRecord unmeasured_record(const Family& f, const Config& c, const Shape& s);
 
 // "<family>_<shortshape>", e.g. "gemm_M4096_N4096_K4096_f16".

@@ -22,7 +22,9 @@ struct ImportError : std::runtime_error {
 // Kernel Tuner cache (any schema version, also an unversioned one): domains from
 // tune_params in tune_params_keys order; each cache entry is a recorded config, failed when
 // its time is an error string ("InvalidConfig", "CompilationFailedConfig",
-// "RuntimeFailedConfig", ...) or Kernel Tuner's error value 1e20.
+// "RuntimeFailedConfig", ...) or Kernel Tuner's error value 1e20. Refused (ImportError naming the
+// entry): a tune_params_keys that is not tune_params' names, a key whose values disagree with the entry's
+// fields or number, and a numeric time that is no measurement (not finite, or below a nanosecond).
 RecordedSpace import_kernel_tuner_cache(const nlohmann::ordered_json& j, const std::string& name = "");
 
 // T4 results: each result is a recorded config; failed unless invalidity is "correct" and it

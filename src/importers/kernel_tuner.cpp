@@ -1,9 +1,12 @@
 // Kernel Tuner cache files: {"device_name", "kernel_name", "problem_size", "tune_params_keys",
 // "tune_params": {name: [values]}, "cache": {"v1,v2,...": {name: value, ..., "time": ms}}}.
 #include <cmath>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "importers/import.hpp"
+#include "importers/recorded_time.hpp"
 #include "importers/tuner_values.hpp"
 
 namespace kf {
@@ -15,11 +18,18 @@ using json = nlohmann::ordered_json;
 // Kernel Tuner's stand-in for "no time" in some versions and derived tools.
 constexpr double kErrorValue = 1e20;
 
-std::optional<double> time_us_of(const json& entry) {
+// The entry's time in microseconds; nullopt for a failed entry (an error string, Kernel Tuner's error value).
+// Any other number must be a measurement: 0, a negative, a denormal or an infinity is refused, naming the
+// entry, rather than read as the fastest config of the space or as a failure it never reported.
+std::optional<double> time_us_of(const std::string& key, const json& entry) {
   auto it = entry.find("time");
   if (it == entry.end() || !it->is_number()) return std::nullopt;  // an error string
-  double ms = it->get<double>();
-  if (!std::isfinite(ms) || ms < 0 || ms >= kErrorValue) return std::nullopt;
+  const double ms = it->get<double>();
+  if (std::isfinite(ms) && ms >= kErrorValue) return std::nullopt;
+  const std::string bad = import_detail::bad_recorded_time(ms * 1000.0);
+  if (!bad.empty())
+    throw ImportError("cache entry '" + key + "': time " + import_detail::time_text(ms) + " ms is " + bad +
+                      " (not a measurement)");
   return ms * 1000.0;
 }
 
@@ -31,28 +41,30 @@ std::string failure_of(const json& entry) {
   return "";
 }
 
-// The config of an entry: from its own fields when present, else from its key (the values'
-// Python spellings joined by commas, in tune_params_keys order).
+// The config of an entry: its key is the values' Python spellings joined by commas, in tune_params_keys
+// order; an entry's own fields, where present, must say the same (a key read in another order than it was
+// written would give each time to another config).
 Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params) {
   Config c;
   std::vector<std::string> parts;
-  bool split = false;
+  {
+    std::stringstream ss(key);
+    for (std::string part; std::getline(ss, part, ',');) parts.push_back(part);
+    if (!key.empty() && key.back() == ',') parts.push_back("");
+  }
+  if (parts.size() != params.size())
+    throw ImportError("cache entry '" + key + "': its key has " + std::to_string(parts.size()) + " values for " +
+                      std::to_string(params.size()) + " parameters (tune_params_keys)");
   for (size_t i = 0; i < params.size(); ++i) {
     const auto& p = params[i];
     auto it = entry.find(p.name);
     if (it != entry.end()) {
       c[p.name] = import_detail::tuner_value(*it);
+      if (to_string(c[p.name]) != parts[i])
+        throw ImportError("cache entry '" + key + "': its key gives '" + p.name + "' the value '" + parts[i] +
+                          "' but its field says '" + to_string(c[p.name]) + "'");
       continue;
     }
-    if (!split) {
-      std::stringstream ss(key);
-      for (std::string part; std::getline(ss, part, ',');) parts.push_back(part);
-      split = true;
-    }
-    if (parts.size() != params.size())
-      throw ImportError("cache entry '" + key + "' lacks '" + p.name + "' and its key has " +
-                        std::to_string(parts.size()) + " values for " +
-                        std::to_string(params.size()) + " parameters");
     bool found = false;
     for (const auto& v : p.values) {
       if (to_string(v) == parts[i]) {
@@ -74,10 +86,22 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
   if (!tp.is_object()) throw ImportError("tune_params is not an object");
   std::vector<std::string> names;
   if (j.contains("tune_params_keys")) {
-    for (const auto& k : j.at("tune_params_keys")) names.push_back(k.get<std::string>());
+    // Kernel Tuner writes list(tune_params): the same names. Any other list would key the cache by other
+    // parameters than the domains describe (an empty one gives every entry the same config).
+    std::set<std::string> listed;
+    for (const auto& k : j.at("tune_params_keys")) {
+      names.push_back(k.get<std::string>());
+      if (!tp.contains(names.back()))
+        throw ImportError("tune_params_keys names '" + names.back() + "', which tune_params lacks");
+      if (!listed.insert(names.back()).second)
+        throw ImportError("tune_params_keys names '" + names.back() + "' twice");
+    }
+    for (const auto& [k, v] : tp.items())
+      if (!listed.count(k)) throw ImportError("tune_params_keys lacks '" + k + "', a parameter of tune_params");
   } else {
     for (const auto& [k, v] : tp.items()) names.push_back(k);
   }
+  if (names.empty()) throw ImportError("tune_params names no parameter");
   std::vector<ParamSpec> params;
   for (const auto& n : names) {
     if (!tp.contains(n) || !tp.at(n).is_array() || tp.at(n).empty())
@@ -95,9 +119,13 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
   if (!cache.is_object()) throw ImportError("cache is not an object");
   std::vector<RecordedPoint> points;
   points.reserve(cache.size());
+  std::map<std::string, std::string> key_of;  // config -> the entry that recorded it
   for (const auto& [key, entry] : cache.items()) {
     if (!entry.is_object()) throw ImportError("cache entry '" + key + "' is not an object");
-    points.push_back({entry_config(key, entry, params), time_us_of(entry), failure_of(entry)});
+    points.push_back({entry_config(key, entry, params), time_us_of(key, entry), failure_of(entry)});
+    const auto [at, fresh] = key_of.emplace(to_string(points.back().config), key);
+    if (!fresh)
+      throw ImportError("cache entries '" + at->second + "' and '" + key + "' are the same config " + at->first);
   }
   nlohmann::json info = {{"format", "kernel_tuner_cache"}};
   for (const char* field : {"device_name", "kernel_name", "problem_size", "schema_version", "objective"})

@@ -1,6 +1,9 @@
 #include "importers/store_import.hpp"
 
+#include <set>
+
 #include "importers/import.hpp"
+#include "importers/recorded_time.hpp"
 
 namespace kf {
 
@@ -15,7 +18,19 @@ Status status_of_failure(const std::string& failure) {
 StoreImportSummary store_recorded(Store& store, const Family& f, const Shape& shape,
                                   const RecordedSpace& space, const std::string& device) {
   if (device.empty()) throw ImportError("the file names no device; give --device");
-  DeviceKey key{device, 0, 0, "imported"};
+  const DeviceKey key = imported_device(device);
+  // The file's parameters must be the family's: a parameter it lacks would be filled in with the family's
+  // first value, which says nothing about the kernel the other tool timed, and one it has in addition
+  // tells configs apart that would be stored as one.
+  std::set<std::string> theirs, ours;
+  for (const auto& p : space.space().params()) theirs.insert(p.name);
+  for (const auto& p : f.params) ours.insert(p.name);
+  for (const auto& name : ours)
+    if (!theirs.count(name))
+      throw ImportError("the file's parameters lack " + f.name + "'s '" + name + "'; its times cannot be stored as " +
+                        f.name + "'s configs");
+  for (const auto& name : theirs)
+    if (!ours.count(name)) throw ImportError("the file's parameter '" + name + "' is not one of " + f.name + "'s");
   // Cost per shape, for TFLOP/s in `best`: cost expressions read dims (device limits unknown).
   double flops = 0, bytes = 0;
   try {
@@ -29,9 +44,15 @@ StoreImportSummary store_recorded(Store& store, const Family& f, const Shape& sh
   std::vector<Config> configs;
   for (const auto& pt : space.points()) {
     try {
-      configs.push_back(validate_config(f, complete_stored_config(f, pt.config)));
+      configs.push_back(validate_config(f, pt.config));
     } catch (const std::exception& e) {
       throw ImportError("config " + to_string(pt.config) + " is not one of " + f.name + "'s: " + e.what());
+    }
+    if (pt.time_us) {
+      const std::string bad = import_detail::bad_recorded_time(*pt.time_us);
+      if (!bad.empty())
+        throw ImportError("config " + to_string(pt.config) + ": time " + import_detail::time_text(*pt.time_us) +
+                          " us is " + bad + " (not a measurement)");
     }
   }
   const auto known = store.evaluated_config_keys(f.name, shape, key);
@@ -49,6 +70,7 @@ StoreImportSummary store_recorded(Store& store, const Family& f, const Shape& sh
     e.device = key;
     e.flops = flops;
     e.bytes = bytes;
+    e.provenance = Provenance::Imported;  // no gate ran: replay and seeding only, never best or export
     if (pt.time_us) {
       e.status = Status::Ok;
       TimingStats t;

@@ -53,7 +53,9 @@ StoredSpace stored_space(Store& store, const Family& f, const Shape& shape, cons
 std::vector<Config> neighbour_seeds(Store& store, const Family& f, const Shape& shape, const DeviceKey& device,
                                     size_t count) {
   std::vector<Config> out;
-  for (const auto& e : store.top(f.name, shape, device, count)) out.push_back(complete_stored_config(f, e.config));
+  // (a replay may run on imported records: their configs seed it as kforge's would)
+  for (const auto& e : store.top(f.name, shape, device, count, RecordsFrom::KforgeAndImported))
+    out.push_back(complete_stored_config(f, e.config));
   if (out.empty())
     throw std::runtime_error("--seed-from: no successful evaluation of " + to_string(shape) + " on " + device.name);
   return out;

@@ -187,12 +187,22 @@ constexpr const char* kSchemaV4 = R"sql(
 ALTER TABLE evaluations ADD COLUMN timing_method INTEGER;
 )sql";
 
+// Version 5: where each evaluation comes from ('kforge': its status is kforge's own verdict, an ok one the gate's
+// pass; 'imported': another tool's measurement, which no gate ran). Rows stored before were imported exactly
+// when `import --store` wrote them, on its device key (cc 0, driver 'imported': store.hpp imported_device).
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE evaluations ADD COLUMN provenance TEXT NOT NULL DEFAULT 'kforge';
+UPDATE evaluations SET provenance = 'imported'
+  WHERE device_id IN (SELECT id FROM devices WHERE cc = 0 AND driver = 'imported');
+)sql";
+
 // Append only: a released step is never edited, a change is a new step.
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
     {3, kSchemaV3},
     {4, kSchemaV4},
+    {5, kSchemaV5},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they

@@ -37,6 +37,18 @@ struct DeviceKey {
   std::string driver;
 };
 DeviceKey device_key(const DeviceLimits& d);
+// The device key of records another tool measured (`kforge import --store`): cc 0 and driver "imported", so
+// no measured device is ever mistaken for it.
+DeviceKey imported_device(const std::string& name);
+
+// Where an evaluation's outcome comes from, and so what it vouches for.
+//  Kforge: kforge's worker ran the record (or its compiler/constraints refused it): an ok status means
+//          kforge's gate passed the kernel on the record's device.
+//  Imported: another tool's measurement (`kforge import --store`): no gate ran. Data for replay and
+//          seeding only: never `best`, never exported, never a finalist.
+//  Unmeasured: a config nobody ran (`export --config --ungated`); never stored.
+enum class Provenance { Kforge, Imported, Unmeasured };
+const char* to_string(Provenance p);  // "kforge" | "imported" | "unmeasured"
 
 struct CampaignRecord {
   int64_t id = 0;
@@ -75,7 +87,13 @@ struct EvaluationRecord {
   std::optional<KernelRecord> kernel;
   double flops = 0, bytes = 0;  // from the family's cost expressions, for TFLOP/s and GB/s
   std::string created_at;
+  Provenance provenance = Provenance::Kforge;
+  // kforge's gate passed this kernel on `device`.
+  bool gate_passed() const { return provenance == Provenance::Kforge && status == Status::Ok; }
 };
+
+// Which records a ranking query reads: kforge's own (its gate passed them), or those and imported ones (seeding).
+enum class RecordsFrom { Kforge, KforgeAndImported };
 
 // One compute-sanitizer run of a kernel (a finalist's gate under memcheck or racecheck).
 struct SanitizerRecord {
@@ -140,7 +158,8 @@ class Store {
   // campaign, config, shape and device; a record that names a family must match them.
   // Throws StoreError for an unknown attempt or one already done or interrupted.
   int64_t finish_attempt(int64_t attempt_id, const EvaluationRecord& e);
-  // Records an evaluation that needs no attempt (invalid / compile_error before dispatch).
+  // Records an evaluation that needs no attempt (invalid / compile_error before dispatch, an import).
+  // Throws StoreError for an Unmeasured record: only a measurement is stored.
   int64_t add_evaluation(const EvaluationRecord& e);
   // campaign_id 0 (here and in begin_attempt) means "no campaign".
   // Attempts of a campaign that never finished become evaluations with status interrupted;
@@ -152,9 +171,12 @@ class Store {
                                             const std::optional<DeviceKey>& device = std::nullopt,
                                             std::optional<int64_t> campaign_id = std::nullopt) const;
   // Fastest ok evaluation per config of the newest timing method it has, the configs of the newest method
-  // first, each method's ascending by median; at most k. device nullopt: any.
+  // first, each method's ascending by median; at most k. device nullopt: any. Only records kforge's gate
+  // passed unless `from` lets imported ones compete too (seeding: they are data, not winners).
   std::vector<EvaluationRecord> top(const std::string& family, const Shape& shape,
-                                    const std::optional<DeviceKey>& device, size_t k) const;
+                                    const std::optional<DeviceKey>& device, size_t k,
+                                    RecordsFrom from = RecordsFrom::Kforge) const;
+  // top's first: never an imported record.
   std::optional<EvaluationRecord> best(const std::string& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device) const;
   // Canonical config keys already evaluated (any final status except interrupted) for a

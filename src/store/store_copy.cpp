@@ -35,7 +35,8 @@ const std::vector<TableSpec>& tables() {
                        {"device_id", 'i'}, {"kernel_id", 'i'}, {"status", 't'}, {"error", 't'}, {"max_abs", 'r'},
                        {"rel_l2", 'r'}, {"median_us", 'r'}, {"p10_us", 'r'}, {"p90_us", 'r'}, {"ci_lo_us", 'r'},
                        {"ci_hi_us", 'r'}, {"reps", 'i'}, {"launches_per_rep", 'i'}, {"plain_median_us", 'r'},
-                       {"flops", 'r'}, {"bytes", 'r'}, {"created_at", 't'}, {"timing_method", 'i'}}},
+                       {"flops", 'r'}, {"bytes", 'r'}, {"created_at", 't'}, {"timing_method", 'i'},
+                       {"provenance", 't'}}},
       {"baselines", {{"id", 'i'}, {"family_id", 'i'}, {"shape_id", 'i'}, {"device_id", 'i'}, {"backend", 't'},
                      {"median_us", 'r'}, {"extra_json", 't'}, {"created_at", 't'}}},
       {"sanitizer_runs", {{"id", 'i'}, {"family_id", 'i'}, {"variant_hash", 't'}, {"arch", 't'}, {"shape_id", 'i'},
@@ -45,13 +46,23 @@ const std::vector<TableSpec>& tables() {
   return specs;
 }
 
-size_t copy_table(sql::Db& from, sql::Db& to, const TableSpec& t) {
-  std::string cols, marks;
+// A column the source file is too old to have, read as its migration would have filled it in.
+struct Derived {
+  const char* column;
+  const char* expression;
+};
+
+size_t copy_table(sql::Db& from, sql::Db& to, const TableSpec& t, const std::vector<Derived>& derived) {
+  std::string cols, reads, marks;
   for (const auto& [name, type] : t.columns) {
+    std::string expr = name;
+    for (const auto& d : derived)
+      if (expr == d.column) expr = std::string(d.expression) + " AS " + name;
     cols += (cols.empty() ? "" : ", ") + std::string(name);
+    reads += (reads.empty() ? "" : ", ") + expr;
     marks += marks.empty() ? "?" : ", ?";
   }
-  sql::Stmt read(from, "SELECT " + cols + " FROM " + t.name + " ORDER BY id");
+  sql::Stmt read(from, "SELECT " + reads + " FROM " + t.name + " ORDER BY id");
   size_t rows = 0;
   while (read.step()) {
     sql::Stmt write(to, "INSERT INTO " + std::string(t.name) + " (" + cols + ") VALUES (" + marks + ")");
@@ -97,7 +108,12 @@ std::map<std::string, size_t> copy_store(const std::string& from, const std::str
     if (!present.count(t.name)) continue;
     if (source.impl().schema_version < 4)  // evaluations.timing_method came with schema 4 (NULL reads as 1)
       std::erase_if(t.columns, [](const auto& c) { return std::string(c.first) == "timing_method"; });
-    copied[t.name] = copy_table(in, out, t);
+    std::vector<Derived> derived;
+    if (source.impl().schema_version < 5)  // evaluations.provenance came with schema 5: its migration's rule
+      derived.push_back({"provenance",
+                         "CASE WHEN device_id IN (SELECT id FROM devices WHERE cc = 0 AND driver = 'imported') "
+                         "THEN 'imported' ELSE 'kforge' END"});
+    copied[t.name] = copy_table(in, out, t, derived);
   }
   tx.commit();
   return copied;

@@ -24,6 +24,23 @@ std::string now_utc() {
 
 DeviceKey device_key(const DeviceLimits& d) { return {d.name, d.cc(), d.sm_count, d.driver}; }
 
+DeviceKey imported_device(const std::string& name) { return {name, 0, 0, "imported"}; }
+
+const char* to_string(Provenance p) {
+  switch (p) {
+    case Provenance::Kforge: return "kforge";
+    case Provenance::Imported: return "imported";
+    case Provenance::Unmeasured: return "unmeasured";
+  }
+  return "?";
+}
+
+Provenance Store::Impl::parse_provenance(const std::string& text) const {
+  if (text == "kforge") return Provenance::Kforge;
+  if (text == "imported") return Provenance::Imported;
+  fail("unknown evaluation provenance '" + text + "'");
+}
+
 namespace {
 // A read command must not create a database for a mistyped --db.
 std::unique_ptr<sql::Db> connect(const std::filesystem::path& p, Store::Access access) {
@@ -164,11 +181,14 @@ int64_t Store::Impl::kernel_id(const KernelRecord& k) {
 // ---- evaluations ----
 
 int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecord& e) {
+  // A config nobody ran has no outcome to keep; stored, its status would read as a measurement.
+  if (e.provenance == Provenance::Unmeasured)
+    fail("config " + to_string(e.config) + " was never measured: nothing to store");
   sql::Stmt ins(db, R"sql(
     INSERT INTO evaluations (attempt_id, campaign_id, config_id, shape_id, device_id, kernel_id,
       status, error, max_abs, rel_l2, median_us, p10_us, p90_us, ci_lo_us, ci_hi_us, reps,
-      launches_per_rep, plain_median_us, flops, bytes, created_at, timing_method)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+      launches_per_rep, plain_median_us, flops, bytes, created_at, timing_method, provenance)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   ins.bind(1, ids.attempt).bind(2, ids.campaign).bind(3, ids.config).bind(4, ids.shape);
   ins.bind(5, ids.device).bind(6, ids.kernel).bind(7, to_string(e.status)).bind(8, e.error);
   ins.bind(9, e.max_abs).bind(10, e.rel_l2);
@@ -182,6 +202,7 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
   }
   ins.bind(19, e.flops).bind(20, e.bytes);
   ins.bind(21, e.created_at.empty() ? now_utc() : e.created_at);
+  ins.bind(23, to_string(e.provenance));
   ins.run();
   return db.last_insert_rowid();
 }
@@ -198,15 +219,16 @@ void Store::Impl::touch_campaign(int64_t campaign_id, const std::string& when) {
 }
 
 namespace {
-// The evaluation columns and joins; timing_col is e.timing_method, or NULL for a file older than schema 4.
-std::string select_evaluations(const char* timing_col) {
+// The evaluation columns and joins; timing_col is e.timing_method, or NULL for a file older than schema 4;
+// provenance_col is e.provenance, or for a file older than schema 5 the rule its migration applies.
+std::string select_evaluations(const char* timing_col, const char* provenance_col) {
   std::string sql = R"sql(
   SELECT e.id, e.campaign_id, f.name, c.json, s.json, d.name, d.cc, d.sm_count, d.driver,
          e.status, e.error, e.max_abs, e.rel_l2,
          e.median_us, e.p10_us, e.p90_us, e.ci_lo_us, e.ci_hi_us, e.reps, e.launches_per_rep,
          e.plain_median_us, e.flops, e.bytes, e.created_at,
          k.variant_hash, k.arch, k.ok, k.registers, k.smem_static, k.smem_dynamic,
-         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log, @TIMING_METHOD@
+         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log, @TIMING_METHOD@, @PROVENANCE@
   FROM evaluations e
   JOIN configs c ON c.id = e.config_id
   JOIN families f ON f.id = c.family_id
@@ -214,15 +236,22 @@ std::string select_evaluations(const char* timing_col) {
   JOIN devices d ON d.id = e.device_id
   LEFT JOIN kernels k ON k.id = e.kernel_id
 )sql";
-  const std::string mark = "@TIMING_METHOD@";
-  return sql.replace(sql.find(mark), mark.size(), timing_col);
+  for (const auto& [mark, col] : {std::pair<std::string, const char*>{"@TIMING_METHOD@", timing_col},
+                                   {"@PROVENANCE@", provenance_col}})
+    sql.replace(sql.find(mark), mark.size(), col);
+  return sql;
 }
 }  // namespace
 
+const char* Store::Impl::provenance_of_older_rows() {
+  return "CASE WHEN d.cc = 0 AND d.driver = 'imported' THEN 'imported' ELSE 'kforge' END";
+}
+
 const std::string& Store::Impl::evaluation_select() const {
-  static const std::string with = select_evaluations("e.timing_method");
-  static const std::string without = select_evaluations("NULL");
-  return schema_version >= 4 ? with : without;
+  static const std::string v5 = select_evaluations("e.timing_method", "e.provenance");
+  static const std::string v4 = select_evaluations("e.timing_method", provenance_of_older_rows());
+  static const std::string v3 = select_evaluations("NULL", provenance_of_older_rows());
+  return schema_version >= 5 ? v5 : schema_version >= 4 ? v4 : v3;
 }
 
 EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
@@ -268,6 +297,7 @@ EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
     k.log = q.text(34);
     e.kernel = k;
   }
+  e.provenance = parse_provenance(q.text(36));
   return e;
 }
 

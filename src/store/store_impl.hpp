@@ -30,6 +30,7 @@ struct Store::Impl {
   nlohmann::json parse_json(const std::string& text, const char* what) const;
   Assignment parse_assignment(const std::string& text, const char* what) const;
   Status parse_status(const std::string& text) const;
+  Provenance parse_provenance(const std::string& text) const;  // "kforge" | "imported"
 
   // Lookups that never write (readers must not take the write lock) ...
   std::optional<int64_t> find_family(const std::string& family);
@@ -60,8 +61,12 @@ struct Store::Impl {
   void touch_campaign(int64_t campaign_id, const std::string& when);
 
   // The columns read_evaluation expects, and the joins that produce them; callers append
-  // WHERE / ORDER BY. (A file older than schema 4, opened read-only, has no timing_method: NULL.)
+  // WHERE / ORDER BY. (A file older than schema 4, opened read-only, has no timing_method: NULL; one older than
+  // schema 5 has no provenance: provenance_of_older_rows.)
   const std::string& evaluation_select() const;
+  // A file older than schema 5 read as it is: an evaluation's provenance from its device (the devices table as
+  // `d`), by the rule schema 5's migration applies (store/schema.cpp).
+  static const char* provenance_of_older_rows();
   EvaluationRecord read_evaluation(const sql::Stmt& q) const;
   CampaignRecord read_campaign(const sql::Stmt& q) const;  // columns of kCampaignSelect
 };

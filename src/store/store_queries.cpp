@@ -105,7 +105,7 @@ std::vector<EvaluationRecord> Store::evaluations(const std::string& family,
 }
 
 std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape& shape,
-                                         const std::optional<DeviceKey>& device, size_t k) const {
+                                         const std::optional<DeviceKey>& device, size_t k, RecordsFrom from) const {
   Lock lock(impl_->mu);
   if (k == 0) return {};
   sql::ReadTransaction rt(impl_->db);
@@ -123,6 +123,12 @@ std::vector<EvaluationRecord> Store::top(const std::string& family, const Shape&
       FROM evaluations
       WHERE shape_id = ? AND status = 'ok' AND median_us IS NOT NULL)sql";
   if (ids->device) sql += " AND device_id = ?";
+  // Another tool's times were never gated here: they rank only where asked for (seeding). (Before schema 5 an
+  // imported row is one on the import's device key, the rule the migration applies.)
+  if (from == RecordsFrom::Kforge)
+    sql += impl_->schema_version >= 5
+               ? " AND provenance = 'kforge'"
+               : " AND device_id NOT IN (SELECT id FROM devices WHERE cc = 0 AND driver = 'imported')";
   sql += ")\n" + impl_->evaluation_select() +
          " JOIN ranked r ON r.id = e.id WHERE r.rn = 1 ORDER BY r.method DESC, e.median_us, e.id LIMIT ?";
   for (size_t at; (at = sql.find("@M@")) != std::string::npos;) sql.replace(at, 3, method);

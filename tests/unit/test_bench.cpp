@@ -188,7 +188,11 @@ TEST_F(SideBySide, ExportOfAConfigWithDefines) {
   in.base_arch = "sm_90";
   in.defines = {{"DIAG", int64_t{2}}};
   in.winners = {unmeasured_record(f, parse_user_config(f, "VEC=4"), s)};
+  EXPECT_THROW(export_kernels(in), std::runtime_error);  // never gated: only --ungated writes it
+  in.ungated = true;
   const ExportOutput out = export_kernels(in);
+  EXPECT_EQ(out.manifest["gate"], "not run");
+  EXPECT_TRUE(out.manifest["correctness"].is_null());
   EXPECT_EQ(out.manifest["defines"]["DIAG"], 2);
   EXPECT_EQ(out.manifest["config"]["VEC"], 4);
   EXPECT_TRUE(out.manifest["timing"].is_null());
@@ -257,7 +261,7 @@ TEST(ShippedExperiments, EveryConfigIsValidOnSm90) {
   EXPECT_GE(files, 2u);
 }
 
-// The command line: export of a config with a define (no GPU needed), and bench's bad input.
+// The command line: export of an ungated config with a define (no GPU needed), and bench's bad input.
 TEST_F(SideBySide, CommandLineExportAndBenchErrors) {
   const std::string kf = std::string(KFORGE_BINARY) + " --db " + (dir / "r.db").string() + " --cache-dir " +
                          (dir / "cache").string();
@@ -270,12 +274,13 @@ TEST_F(SideBySide, CommandLineExportAndBenchErrors) {
     std::ifstream in(dir / "err.txt");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  ASSERT_EQ(run("export --family " + toy_spec + " --shape N=4096,dtype=f16 --config 'VEC=4;DIAG=1' --define EXTRA=2 --out " +
-                (dir / "x").string()),
+  ASSERT_EQ(run("export --family " + toy_spec + " --shape N=4096,dtype=f16 --config 'VEC=4;DIAG=1' --define EXTRA=2 " +
+                "--ungated --out " + (dir / "x").string()),
             0)
       << err();
   std::ifstream man(dir / "x" / "manifest.json");
   const auto m = nlohmann::json::parse(man);
+  EXPECT_EQ(m["gate"], "not run");
   EXPECT_EQ(m["config"]["VEC"], 4);
   EXPECT_EQ(m["defines"], (nlohmann::json{{"DIAG", 1}, {"EXTRA", 2}}));
   EXPECT_EQ(m["arch"], "sm_90");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 
 #include "importers/import.hpp"
 #include "importers/store_import.hpp"
@@ -119,13 +120,54 @@ TEST(StoreImport, RecordedSpaceBecomesEvaluations) {
   const auto again = store_recorded(store, toy, shape, space, "Some GPU");
   EXPECT_EQ(again.written, 0u);
   EXPECT_EQ(again.already_stored, 2u);
-  const auto best = store.best("toy", shape, std::nullopt);
-  ASSERT_TRUE(best.has_value());
-  EXPECT_DOUBLE_EQ(best->timing->median_us, 5.0);
+  // Imported: never the best (no gate ran), still there for seeding and replay.
+  EXPECT_FALSE(store.best("toy", shape, std::nullopt).has_value());
+  const auto seeds = store.top("toy", shape, std::nullopt, 5, RecordsFrom::KforgeAndImported);
+  ASSERT_EQ(seeds.size(), 1u);
+  EXPECT_DOUBLE_EQ(seeds[0].timing->median_us, 5.0);
   size_t compile_errors = 0;
-  for (const auto& e : store.evaluations("toy", shape)) compile_errors += e.status == Status::CompileError;
+  for (const auto& e : store.evaluations("toy", shape)) {
+    compile_errors += e.status == Status::CompileError;
+    EXPECT_EQ(e.provenance, Provenance::Imported);
+    EXPECT_EQ(e.device.driver, "imported");
+  }
   EXPECT_EQ(compile_errors, 1u);
   EXPECT_THROW(store_recorded(store, toy, shape, space, ""), ImportError);
   const RecordedSpace foreign({{"X", {int64_t(1)}}}, {{{{"X", int64_t(1)}}, 1.0}});
   EXPECT_THROW(store_recorded(store, toy, shape, foreign, "Some GPU"), ImportError);
+}
+
+// A record's time must be a measurement and its parameters the family's; the error names the config and
+// nothing is stored.
+TEST(StoreImport, BadTimesAndOtherParametersAreRefusedNamingTheConfig) {
+  const auto dir = fresh_test_dir("kforge_store_import");
+  const Family toy = load_family(std::filesystem::path(KFORGE_TEST_DIR) / "families" / "toy" / "toy.json");
+  const Shape shape = parse_shape(toy, "N=4096,dtype=f32");
+  const std::vector<ParamSpec> params{
+      {"BLOCK", {int64_t(64), int64_t(128)}}, {"VEC", {int64_t(1)}}, {"MODE", {std::string("plain")}}};
+  const Config b64{{"BLOCK", int64_t(64)}, {"VEC", int64_t(1)}, {"MODE", std::string("plain")}};
+  const Config b128{{"BLOCK", int64_t(128)}, {"VEC", int64_t(1)}, {"MODE", std::string("plain")}};
+  Store store(dir / "r.db");
+  const auto refused = [&](const RecordedSpace& space, const std::string& why) {
+    try {
+      store_recorded(store, toy, shape, space, "Some GPU");
+      ADD_FAILURE() << "stored: " << why;
+    } catch (const ImportError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(store.evaluations("toy", shape).empty());
+  };
+  // (a negative or NaN time never gets this far: RecordedSpace refuses it)
+  for (const double us : {0.0, -0.0, 1e-320, 1e-4, std::numeric_limits<double>::infinity()})
+    refused(RecordedSpace(params, {{b64, 5.0}, {b128, us}}), "config BLOCK=128,MODE=plain,VEC=1: time ");
+  // A file without the family's VEC would store every time under VEC's first value.
+  refused(RecordedSpace({{"BLOCK", {int64_t(64), int64_t(128)}}, {"MODE", {std::string("plain")}}},
+                        {{{{"BLOCK", int64_t(64)}, {"MODE", std::string("plain")}}, 5.0}}),
+          "the file's parameters lack toy's 'VEC'");
+  auto extra = params;
+  extra.push_back({"UNROLL", {int64_t(2)}});
+  Config with_unroll = b64;
+  with_unroll["UNROLL"] = int64_t(2);
+  refused(RecordedSpace(extra, {{with_unroll, 5.0}}), "the file's parameter 'UNROLL' is not one of toy's");
 }

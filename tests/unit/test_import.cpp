@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -126,6 +127,70 @@ TEST(ImportKernelTuner, KernelTunerErrorValueIsAFailure) {
   EXPECT_DOUBLE_EQ(*r.optimum()->time_us, 500.0);
   j["cache"]["3"] = {{"a", 3}, {"time", 1.0}};
   EXPECT_THROW(import_kernel_tuner_cache(j), ImportError);  // 3 is not in the domain
+}
+
+// A numeric time must be a measurement: 0, -0.0, a negative, a denormal, one below a nanosecond or an
+// infinity is refused in one line naming the entry (read as a time, 0 would be the space's optimum).
+TEST(ImportKernelTuner, TimesThatAreNoMeasurementAreRefusedNamingTheEntry) {
+  for (const double ms : {0.0, -0.0, -1.0, 1e-320, 1e-7, std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN()}) {
+    nlohmann::ordered_json j = {{"tune_params_keys", {"a"}},
+                                {"tune_params", {{"a", {1, 2}}}},
+                                {"cache", {{"1", {{"a", 1}, {"time", 0.5}}}, {"2", {{"a", 2}, {"time", ms}}}}}};
+    try {
+      import_kernel_tuner_cache(j, "t");
+      ADD_FAILURE() << "accepted time " << ms;
+    } catch (const ImportError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("cache entry '2'"), std::string::npos) << what;
+      EXPECT_NE(what.find("not a measurement"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  // A nanosecond is the floor; Kernel Tuner's error value stays a failure.
+  nlohmann::ordered_json j = {{"tune_params_keys", {"a"}},
+                              {"tune_params", {{"a", {1, 2}}}},
+                              {"cache", {{"1", {{"a", 1}, {"time", 2e-6}}}, {"2", {{"a", 2}, {"time", 1e20}}}}}};
+  const RecordedSpace r = import_kernel_tuner_cache(j, "t");
+  EXPECT_DOUBLE_EQ(*r.optimum()->time_us, 2e-3);
+  EXPECT_EQ(r.failed(), 1u);
+}
+
+// tune_params_keys orders the values of every cache key: a list other than tune_params' names would give
+// times to configs they were not measured with (an empty one, every time to one config).
+TEST(ImportKernelTuner, KeysThatDoNotMatchTheParametersAreRefused) {
+  const nlohmann::ordered_json good = {
+      {"tune_params_keys", {"a", "b"}},
+      {"tune_params", {{"a", {1, 2}}, {"b", {8, 16}}}},
+      {"cache", {{"1,8", {{"a", 1}, {"b", 8}, {"time", 0.5}}}, {"2,16", {{"a", 2}, {"b", 16}, {"time", 0.7}}}}}};
+  EXPECT_EQ(import_kernel_tuner_cache(good, "t").size(), 2u);
+  const auto refused = [&](nlohmann::ordered_json j, const std::string& why) {
+    try {
+      import_kernel_tuner_cache(j, "t");
+      ADD_FAILURE() << "accepted: " << j.dump();
+    } catch (const ImportError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  auto j = good;
+  j["tune_params_keys"] = nlohmann::ordered_json::array();
+  refused(j, "tune_params_keys lacks 'a'");
+  j["tune_params_keys"] = {"a"};
+  refused(j, "tune_params_keys lacks 'b'");
+  j["tune_params_keys"] = {"a", "b", "c"};
+  refused(j, "tune_params_keys names 'c', which tune_params lacks");
+  j["tune_params_keys"] = {"a", "a", "b"};
+  refused(j, "names 'a' twice");
+  j = good;
+  j["tune_params_keys"] = {"b", "a"};  // the keys were written a,b: every entry contradicts its fields
+  refused(j, "cache entry '1,8': its key gives 'b' the value '1' but its field says '8'");
+  j = good;
+  j["cache"]["2"] = {{"a", 2}, {"time", 0.3}};  // a key of one value for two parameters
+  refused(j, "cache entry '2': its key has 1 values for 2 parameters");
+  // Entries with no fields of their own are read from their keys, in tune_params_keys order.
+  nlohmann::ordered_json bare = good;
+  bare["cache"] = {{"1,16", {{"time", 0.5}}}};
+  EXPECT_EQ(to_string(import_kernel_tuner_cache(bare, "t").points().at(0).config), "a=1,b=16");
 }
 
 TEST(ImportT4, KernelTunerOutput) {
