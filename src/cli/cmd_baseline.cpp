@@ -1,7 +1,6 @@
 // kforge baseline import: store timings of other implementations (PyTorch backends, cuBLAS)
 // measured by tools/compare_torch.py or tools/bench_gemm, so `best` can show the ratio.
 #include <cstdio>
-#include <fstream>
 
 #include "cli/common.hpp"
 #include "importers/baselines.hpp"
@@ -17,14 +16,7 @@ void add_baseline(CLI::App& app, Globals& g) {
                   "JSON list of {family, shape{}, backend, median_us, device{name,cc,sm_count}}")
       ->required();
   set_action(imp, [&g] {
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error("cannot read " + file);
-    nlohmann::json list;
-    try {
-      list = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(file + ": " + e.what());
-    }
+    const nlohmann::json list = read_baseline_file(file);
     Store store(g.db);
     // Every record is checked first and all are stored in one transaction: a bad record
     // stores nothing, and a record stored before is not stored twice.

@@ -146,15 +146,19 @@ Config validate_config(const Family& f, const Config& c);
 Config complete_stored_config(const Family& f, Config c);
 const std::vector<Shape>& suite_shapes(const Family& f, const std::string& suite);  // throws SpecError
 
-// params + dims + device.* + derived values, in that order.
+// params + dims + device.* + derived values, in that order. Throws ExprError naming the derived
+// value that fails.
 Scope make_scope(const Family& f, const Config& c, const Shape& s, const DeviceLimits& d);
 // Scope for the reference kernel: dims + device.* only.
 Scope make_reference_scope(const Family& f, const Shape& s, const DeviceLimits& d);
 // The first constraint the config violates for this shape and device (its text), or nullopt.
-// An expression that fails to evaluate counts as violated, with the error in the text.
+// Constraints are checked in the order the space's walks check them (docs/family_spec.md); a
+// constraint or derived value that fails to evaluate on the way is the spec's error: SpecError
+// "<spec>:/constraints/<i>: <error>, for config ... at shape ... on sm_XY" (or /derived/<name>).
 std::optional<std::string> violated_constraint(const Family& f, const Config& c, const Shape& s,
                                                const DeviceLimits& d);
-// The family's space for one shape and device: constraints become the validity predicate.
+// The family's space for one shape and device: constraints become the validity predicate. Its
+// checks throw violated_constraint's SpecError out of the walks and samplers.
 SearchSpace make_space(const Family& f, const Shape& s, const DeviceLimits& d);
 
 struct ResolvedLaunch {

@@ -2,11 +2,12 @@
 // the first problem as "<file>:<json pointer>: <problem>". This file reads the space (params,
 // dims, derived names, constraints, defaults, suites); family_loader.hpp says where the rest is.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <set>
 
 #include "family/family_loader.hpp"
+#include "family/spec_limits.hpp"
 #include "util/hash.hpp"
+#include "util/json_text.hpp"
 
 namespace kf {
 
@@ -19,23 +20,21 @@ FamilyLoader::FamilyLoader(const fs::path& spec_path) : SpecReader(spec_path) {
 }
 
 std::string FamilyLoader::read_file() const {
-  std::ifstream in(f_.spec_path, std::ios::binary);
-  if (!in) throw SpecError(file_ + ": cannot read the spec file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_bounded(f_.spec_path, spec_limits::kMaxSpecBytes, "docs/family_spec.md, \"Limits\"", file_);
+  } catch (const JsonFileError& e) {
+    throw SpecError(e.what());
+  }
 }
 
 Json FamilyLoader::parse(const std::string& bytes) const {
+  // Where and why, with the field being read: nlohmann's exception for a number overflow (1e400)
+  // says neither, and nesting too deep for the recursive walks over a tree is refused first.
   Json root;
   try {
-    root = Json::parse(bytes);
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
-    if (auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
-      what = what.substr(close + 2);
-    throw SpecError(file_ + ": invalid JSON: " + cut_short(what));
+    root = parse_json_file_text<Json>(bytes, file_);
+  } catch (const JsonFileError& e) {
+    throw SpecError(e.what());
   }
   if (!root.is_object()) fail("", "expected a JSON object at the top level, got " + type_name(root));
   check_keys(root, "",
@@ -85,7 +84,8 @@ void FamilyLoader::load_header(const Json& root) {
     const Json& dirs = list(root["include_dirs"], "/include_dirs");
     for (size_t i = 0; i < dirs.size(); ++i) {
       const fs::path p = (dir_ / string(dirs[i], child("/include_dirs", i))).lexically_normal();
-      if (!fs::is_directory(p)) fail(child("/include_dirs", i), "directory not found: " + p.string());
+      std::error_code ec;  // a name too long for the file system is "not found" too, not an exception
+      if (!fs::is_directory(p, ec)) fail(child("/include_dirs", i), "directory not found: " + p.string());
       f_.include_dirs.push_back(p);
     }
   }
@@ -102,11 +102,17 @@ void FamilyLoader::load_header(const Json& root) {
 void FamilyLoader::load_params(const Json& params) {
   object(params, "/params");
   if (params.empty()) fail("/params", "expected at least one parameter");
+  if (params.size() > spec_limits::kMaxParams)
+    fail("/params", std::to_string(params.size()) + " parameters: at most " + std::to_string(spec_limits::kMaxParams));
   for (const auto& [name, values] : params.items()) {
     const std::string ptr = child("/params", name);
     if (!is_identifier(name)) fail(ptr, "parameter name '" + name + "' is not a valid name (letters, digits, '_')");
     if (!values.is_array() || values.empty()) fail(ptr, "expected a non-empty list of ints or strings");
+    if (values.size() > spec_limits::kMaxValuesPerParam)
+      fail(ptr, std::to_string(values.size()) + " values: a parameter has at most " +
+                    std::to_string(spec_limits::kMaxValuesPerParam));
     ParamSpec p{name, {}};
+    std::set<Value> seen;  // a search per value would make a long domain quadratic
     const bool strings = values[0].is_string();
     for (size_t i = 0; i < values.size(); ++i) {
       const Json& v = values[i];
@@ -120,8 +126,7 @@ void FamilyLoader::load_params(const Json& params) {
         if (!v.is_number_integer()) fail(vptr, "expected an int like the other values, got " + type_name(v));
         p.values.emplace_back(integer(v, vptr));
       }
-      if (std::count(p.values.begin(), p.values.end(), p.values.back()) > 1)
-        fail(vptr, "value " + to_string(p.values.back()) + " is listed twice");
+      if (!seen.insert(p.values.back()).second) fail(vptr, "value " + to_string(p.values.back()) + " is listed twice");
     }
     f_.params.push_back(std::move(p));
     names_.add(name);
@@ -131,6 +136,8 @@ void FamilyLoader::load_params(const Json& params) {
 void FamilyLoader::load_dims(const Json& dims) {
   object(dims, "/dims");
   if (dims.empty()) fail("/dims", "expected at least one dimension");
+  if (dims.size() > spec_limits::kMaxDims)
+    fail("/dims", std::to_string(dims.size()) + " dimensions: at most " + std::to_string(spec_limits::kMaxDims));
   for (const auto& [name, spec] : dims.items()) {
     f_.dims.push_back(load_dim(name, spec, child("/dims", name)));
     names_.add(name);
@@ -140,7 +147,7 @@ void FamilyLoader::load_dims(const Json& dims) {
 
 DimSpec FamilyLoader::load_dim(const std::string& name, const Json& spec, const std::string& ptr) const {
   if (!is_identifier(name)) fail(ptr, "dimension name '" + name + "' is not a valid name (letters, digits, '_')");
-  if (f_.param(name)) fail(ptr, "dimension '" + name + "' has the name of a parameter");
+  if (names_.has(name)) fail(ptr, "dimension '" + name + "' has the name of a parameter");
   object(spec, ptr);
   check_keys(spec, ptr, {"type", "min", "max", "values", "doc"});
   DimSpec d;
@@ -190,20 +197,28 @@ void FamilyLoader::load_specialize(const Json& spec) {
 
 void FamilyLoader::load_derived(const Json& derived) {
   object(derived, "/derived");
+  if (derived.size() > spec_limits::kMaxDerived)
+    fail("/derived", std::to_string(derived.size()) + " derived values: at most " +
+                         std::to_string(spec_limits::kMaxDerived));
+  // Visible: params, dims, device.* and the derived names above this one (grown as they are
+  // defined, not copied per value: that was quadratic in a long chain).
+  Names known = names_;
+  for (const auto& d : device_names_) known.add(d);
   for (const auto& [name, text] : derived.items()) {
     const std::string ptr = child("/derived", name);
     if (!is_identifier(name)) fail(ptr, "derived name '" + name + "' is not a valid name (letters, digits, '_')");
     if (names_.has(name)) fail(ptr, "derived name '" + name + "' is already a parameter, dimension or derived name");
-    // Visible: params, dims, device.* and the derived names above this one.
-    Names known = names_;
-    for (const auto& d : device_names_) known.add(d);
     f_.derived.push_back({name, expr(text, ptr, known)});
     names_.add(name);
+    known.add(name);
   }
 }
 
 void FamilyLoader::load_constraints(const Json& constraints) {
   list(constraints, "/constraints");
+  if (constraints.size() > spec_limits::kMaxConstraints)
+    fail("/constraints", std::to_string(constraints.size()) + " constraints: at most " +
+                             std::to_string(spec_limits::kMaxConstraints));
   for (size_t i = 0; i < constraints.size(); ++i) {
     Expr e = expr(constraints[i], child("/constraints", i), known_all());
     f_.constraints.push_back({e.text(), e});

@@ -2,6 +2,7 @@
 // the value is tried only after every other one (docs/family_spec.md, "priors").
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "family/family_loader.hpp"
 
@@ -15,11 +16,14 @@ void FamilyLoader::load_priors(const Json& priors) {
     if (it == f_.params.end()) fail(ptr, "unknown parameter '" + name + "'");
     object(weights, ptr);
     it->weights.assign(it->values.size(), 1.0);
+    // The values by their spelling: a search per weighted value was quadratic in a long domain.
+    std::unordered_map<std::string, size_t> place;
+    for (size_t k = 0; k < it->values.size(); ++k) place.emplace(to_string(it->values[k]), k);
     for (const auto& [value, weight] : weights.items()) {
       const std::string vptr = child(ptr, value);
-      size_t k = 0;
-      while (k < it->values.size() && to_string(it->values[k]) != value) ++k;
-      if (k == it->values.size()) fail(vptr, "'" + value + "' is not a value of '" + name + "'");
+      auto at = place.find(value);
+      if (at == place.end()) fail(vptr, "'" + value + "' is not a value of '" + name + "'");
+      const size_t k = at->second;
       const double w = number(weight, vptr);
       if (!(w >= 0) || !std::isfinite(w)) fail(vptr, "a prior weight must be a finite number >= 0");
       it->weights[k] = w;

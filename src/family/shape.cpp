@@ -35,13 +35,16 @@ Value check_dim_value(const DimSpec& d, const Value& v) {
 }
 
 Value check_param_value(const ParamSpec& p, const Value& v) {
-  std::vector<std::string> domain;
+  const std::string spelled = to_string(v);
   for (const auto& allowed : p.values) {
     if (allowed == v) return v;
     // A categorical value that looks like a number ("VARIANT=2") arrives as an integer.
-    if (is_string(allowed) && is_int(v) && std::get<std::string>(allowed) == to_string(v)) return allowed;
-    domain.push_back(to_string(allowed));
+    if (is_string(allowed) && is_int(v) && std::get<std::string>(allowed) == spelled) return allowed;
   }
+  // (The domain is spelled only for the error: spelling it for every check was quadratic in a
+  // long domain.)
+  std::vector<std::string> domain;
+  for (const auto& allowed : p.values) domain.push_back(to_string(allowed));
   throw SpecError(p.name + "=" + to_string(v) + " is not in the domain of " + p.name + " (" + join(domain) + ")");
 }
 

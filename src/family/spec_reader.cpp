@@ -119,7 +119,8 @@ Expr SpecReader::expr(const Json& j, const std::string& ptr, const Names& known)
 fs::path SpecReader::existing_file(const Json& j, const std::string& ptr) const {
   const std::string rel = string(j, ptr);
   const fs::path p = (dir_ / rel).lexically_normal();
-  if (!fs::is_regular_file(p)) fail(ptr, "file not found: " + p.string());
+  std::error_code ec;  // a name too long for the file system is "not found" too, not an exception
+  if (!fs::is_regular_file(p, ec)) fail(ptr, "file not found: " + p.string());
   return p;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "util/json_text.hpp"
+
 namespace kf {
 
 namespace {
@@ -91,11 +93,23 @@ BaselineRecord parse_record(const nlohmann::json& j, std::map<std::string, Famil
 
 }  // namespace
 
+nlohmann::json read_baseline_file(const std::string& file) {
+  try {
+    return parse_json_file_text<nlohmann::json>(
+        read_bounded(file, kMaxBaselineBytes, "the bound of baseline files, README.md"), file);
+  } catch (const JsonFileError& e) {
+    throw BaselineImportError(e.what());
+  }
+}
+
 std::vector<BaselineRecord> parse_baseline_records(
     const nlohmann::json& list, const std::string& file,
     const std::function<Family(const std::string&)>& load_family,
     const std::vector<DeviceKey>& known_devices) {
   if (!list.is_array()) throw BaselineImportError(file + ": expected a JSON list of records");
+  if (list.size() > kMaxBaselineRecords)
+    throw BaselineImportError(file + ": " + std::to_string(list.size()) + " records; a file holds at most " +
+                              std::to_string(kMaxBaselineRecords) + " (split it)");
   std::map<std::string, Family> families;
   std::vector<BaselineRecord> out;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -104,7 +118,7 @@ std::vector<BaselineRecord> parse_baseline_records(
     } catch (const std::exception& e) {
       std::string msg = e.what();
       if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-      throw BaselineImportError(file + ": record " + std::to_string(i) + ": " + msg);
+      throw BaselineImportError(file + ": record " + std::to_string(i) + ": " + one_line(msg));
     }
   }
   return out;

@@ -19,8 +19,17 @@ struct BaselineImportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How large a baseline file may be (README.md, "Limits"): the tools write a few hundred records,
+// and every record is validated and held in memory before anything is stored.
+inline constexpr size_t kMaxBaselineBytes = size_t{4} << 20;
+inline constexpr size_t kMaxBaselineRecords = 10000;
+
+// The file's JSON, read within kMaxBaselineBytes; BaselineImportError ("<file>: ...", with the
+// line, column and field of invalid JSON) otherwise.
+nlohmann::json read_baseline_file(const std::string& file);
+
 // Validates every record of list (names, ranges, a known family and a valid shape of it) and
-// returns them in order. load_family is asked only for names that could be family names
+// returns them in order; at most kMaxBaselineRecords. load_family is asked only for names that could be family names
 // (letters, digits, '_'); it throws for an unknown one. A record without a driver takes the
 // driver of a known device with the same name, cc and SM count.
 std::vector<BaselineRecord> parse_baseline_records(

@@ -1,10 +1,9 @@
 // File reading and format detection for the importers.
 #include <cctype>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "importers/import.hpp"
+#include "util/json_text.hpp"
 
 namespace kf {
 
@@ -18,31 +17,33 @@ using json = nlohmann::ordered_json;
 std::optional<json> parse_open_cache(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   if (!text.empty() && text.back() == ',') text.pop_back();
-  return json::parse(text + "}\n}", nullptr, false);
+  return parse_ordered(text + "}\n}");
 }
 
 }  // namespace
 
 RecordedSpace import_recorded(const std::filesystem::path& path) {
   const std::string where = path.string() + ": ";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(where + "cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    auto closed = parse_open_cache(text);
-    if (!closed || closed->is_discarded())
-      throw ImportError(where + "not valid JSON");
-    j = std::move(*closed);
+  std::string text;
+  try {
+    text = read_bounded(path, kMaxImportBytes, "the bound of imported files, README.md");
+  } catch (const JsonFileError& e) {
+    throw ImportError(e.what());
   }
+  if (std::string deep = json_nesting_problem(text); !deep.empty()) throw ImportError(where + "invalid JSON: " + deep);
+  std::optional<json> parsed = parse_ordered(text);
+  if (!parsed) {
+    parsed = parse_open_cache(text);
+    // The error of the file as it is: where the text stops being JSON.
+    if (!parsed) throw ImportError(where + "invalid JSON: " + json_problem(text));
+  }
+  const json& j = *parsed;
   try {
     if (j.is_object() && j.contains("cache") && j.contains("tune_params"))
       return import_kernel_tuner_cache(j);
     if (j.is_object() && j.contains("results")) return import_t4(j, path.stem().string());
   } catch (const ImportError& e) {
-    throw ImportError(where + e.what());
+    throw ImportError(where + one_line(e.what()));
   }
   throw ImportError(where + "neither a Kernel Tuner cache (cache, tune_params) nor T4 results (results)");
 }

@@ -33,6 +33,10 @@ RecordedSpace import_kernel_tuner_cache(const nlohmann::ordered_json& j, const s
 // order, anything else in order of first appearance.
 RecordedSpace import_t4(const nlohmann::ordered_json& j, const std::string& name = "");
 
+// The largest file import_recorded reads (README.md, "Limits"): parsed whole, a JSON file takes
+// about ten times its size in memory.
+inline constexpr size_t kMaxImportBytes = size_t{256} << 20;
+
 // Reads a file and picks the format ("cache" + "tune_params": Kernel Tuner; "results": T4).
 // A Kernel Tuner cache left open by an interrupted run (no closing braces) is read too.
 RecordedSpace import_recorded(const std::filesystem::path& path);

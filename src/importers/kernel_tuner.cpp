@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "importers/import.hpp"
 #include "importers/recorded_time.hpp"
@@ -44,8 +45,15 @@ std::string failure_of(const json& entry) {
 // The config of an entry: its key is the values' Python spellings joined by commas, in tune_params_keys
 // order; an entry's own fields, where present, must say the same (a key read in another order than it was
 // written would give each time to another config).
-Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params) {
+// `spelled`: per parameter, its values by their spelling in a key; `index`: parameters by name.
+// (Look-ups, not searches: a cache of many entries and parameters stays linear.)
+using Spellings = std::vector<std::unordered_map<std::string, Value>>;
+Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params,
+                    const Spellings& spelled, const std::unordered_map<std::string, size_t>& index) {
   Config c;
+  std::vector<const json*> own(params.size(), nullptr);  // the entry's own fields, per parameter
+  for (const auto& [field, value] : entry.items())
+    if (auto it = index.find(field); it != index.end()) own[it->second] = &value;
   std::vector<std::string> parts;
   {
     std::stringstream ss(key);
@@ -57,26 +65,26 @@ Config entry_config(const std::string& key, const json& entry, const std::vector
                       std::to_string(params.size()) + " parameters (tune_params_keys)");
   for (size_t i = 0; i < params.size(); ++i) {
     const auto& p = params[i];
-    auto it = entry.find(p.name);
-    if (it != entry.end()) {
-      c[p.name] = import_detail::tuner_value(*it);
+    if (own[i]) {
+      c[p.name] = import_detail::tuner_value(*own[i]);
       if (to_string(c[p.name]) != parts[i])
         throw ImportError("cache entry '" + key + "': its key gives '" + p.name + "' the value '" + parts[i] +
                           "' but its field says '" + to_string(c[p.name]) + "'");
       continue;
     }
-    bool found = false;
-    for (const auto& v : p.values) {
-      if (to_string(v) == parts[i]) {
-        c[p.name] = v;
-        found = true;
-        break;
-      }
-    }
-    if (!found)
+    auto v = spelled[i].find(parts[i]);
+    if (v == spelled[i].end())
       throw ImportError("cache entry '" + key + "': '" + parts[i] + "' is not a value of '" + p.name + "'");
+    c[p.name] = v->second;
   }
   return c;
+}
+
+// A string field of the header (device_name, kernel_name), or `fallback` when absent.
+std::string header_string(const json& j, const char* field, const std::string& fallback) {
+  if (!j.contains(field)) return fallback;
+  if (!j.at(field).is_string()) throw ImportError(std::string(field) + ": expected a string, got " + j.at(field).type_name());
+  return j.at(field).get<std::string>();
 }
 
 RecordedSpace import_cache(const json& j, const std::string& name) {
@@ -86,32 +94,42 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
   if (!tp.is_object()) throw ImportError("tune_params is not an object");
   std::vector<std::string> names;
   if (j.contains("tune_params_keys")) {
+    const json& keys = j.at("tune_params_keys");
+    if (!keys.is_array()) throw ImportError("tune_params_keys: expected a list of names, got " + std::string(keys.type_name()));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!keys[i].is_string())
+        throw ImportError("tune_params_keys/" + std::to_string(i) + ": expected a name, got " + keys[i].type_name());
+      names.push_back(keys[i].get<std::string>());
+    }
     // Kernel Tuner writes list(tune_params): the same names. Any other list would key the cache by other
     // parameters than the domains describe (an empty one gives every entry the same config).
-    std::set<std::string> listed;
-    for (const auto& k : j.at("tune_params_keys")) {
-      names.push_back(k.get<std::string>());
-      if (!tp.contains(names.back()))
-        throw ImportError("tune_params_keys names '" + names.back() + "', which tune_params lacks");
-      if (!listed.insert(names.back()).second)
-        throw ImportError("tune_params_keys names '" + names.back() + "' twice");
-    }
+    std::set<std::string> listed(names.begin(), names.end());
+    for (const auto& n : names)
+      if (!tp.contains(n)) throw ImportError("tune_params_keys names '" + n + "', which tune_params lacks");
     for (const auto& [k, v] : tp.items())
       if (!listed.count(k)) throw ImportError("tune_params_keys lacks '" + k + "', a parameter of tune_params");
   } else {
     for (const auto& [k, v] : tp.items()) names.push_back(k);
   }
   if (names.empty()) throw ImportError("tune_params names no parameter");
+  std::unordered_map<std::string, const json*> domains;
+  for (const auto& [k, v] : tp.items()) domains.emplace(k, &v);
   std::vector<ParamSpec> params;
+  Spellings spelled;
+  std::unordered_map<std::string, size_t> index;
   for (const auto& n : names) {
-    if (!tp.contains(n) || !tp.at(n).is_array() || tp.at(n).empty())
+    auto d = domains.find(n);
+    if (d == domains.end() || !d->second->is_array() || d->second->empty())
       throw ImportError("tune_params has no values for '" + n + "'");
+    if (!index.emplace(n, params.size()).second) throw ImportError("tune_params_keys names '" + n + "' twice");
     ParamSpec p{n, {}};
-    for (const auto& v : tp.at(n)) {
+    std::set<Value> seen;  // a search per value would make a long domain quadratic
+    spelled.emplace_back();
+    for (const auto& v : *d->second) {
       Value kv = import_detail::tuner_value(v);
-      bool dup = false;
-      for (const auto& have : p.values) dup = dup || have == kv;
-      if (!dup) p.values.push_back(std::move(kv));
+      if (!seen.insert(kv).second) continue;
+      spelled.back().emplace(to_string(kv), kv);
+      p.values.push_back(std::move(kv));
     }
     params.push_back(std::move(p));
   }
@@ -122,7 +140,7 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
   std::map<std::string, std::string> key_of;  // config -> the entry that recorded it
   for (const auto& [key, entry] : cache.items()) {
     if (!entry.is_object()) throw ImportError("cache entry '" + key + "' is not an object");
-    points.push_back({entry_config(key, entry, params), time_us_of(key, entry), failure_of(entry)});
+    points.push_back({entry_config(key, entry, params, spelled, index), time_us_of(key, entry), failure_of(entry)});
     const auto [at, fresh] = key_of.emplace(to_string(points.back().config), key);
     if (!fresh)
       throw ImportError("cache entries '" + at->second + "' and '" + key + "' are the same config " + at->first);
@@ -132,9 +150,8 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
     if (j.contains(field)) info[field] = nlohmann::json::parse(j.at(field).dump());
   std::string space_name = name;
   if (space_name.empty()) {
-    space_name = j.value("kernel_name", std::string("kernel"));
-    if (j.contains("device_name") && !j.at("device_name").get<std::string>().empty())
-      space_name += " on " + j.at("device_name").get<std::string>();
+    space_name = header_string(j, "kernel_name", "kernel");
+    if (const std::string device = header_string(j, "device_name", ""); !device.empty()) space_name += " on " + device;
   }
   return RecordedSpace(std::move(params), std::move(points), space_name, info);
 }

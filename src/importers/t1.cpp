@@ -1,12 +1,12 @@
 #include "importers/t1.hpp"
 
 #include <cctype>
+#include <cstdint>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "importers/import.hpp"
 #include "space/expr.hpp"
+#include "util/json_text.hpp"
 
 namespace kf {
 
@@ -156,18 +156,39 @@ std::vector<Value> iterate(const std::string& text) {
   std::vector<Value> out;
   if (s.rfind("range(", 0) == 0 && s.back() == ')') {
     std::vector<int64_t> a;
-    for (const auto& arg : split_top(inner("range("))) a.push_back(as_int(eval_python(arg, {})));
+    for (const auto& arg : split_top(inner("range("))) {
+      try {
+        a.push_back(as_int(eval_python(arg, {})));
+      } catch (const std::invalid_argument& e) {  // a real beyond int64 (10**30), a string
+        throw ImportError("range() argument '" + trim(arg) + "': " + e.what());
+      }
+    }
     if (a.empty() || a.size() > 3) throw ImportError("range() takes 1 to 3 arguments: '" + s + "'");
     const int64_t lo = a.size() == 1 ? 0 : a[0], hi = a.size() == 1 ? a[0] : a[1], step = a.size() == 3 ? a[2] : 1;
     if (step == 0) throw ImportError("range() step is zero: '" + s + "'");
-    for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) out.push_back(v);
+    // Counted before a value is made: range(10**12) is refused, not built. In unsigned
+    // arithmetic: the difference of two int64 may not fit in one.
+    const bool up = step > 0;
+    const uint64_t span = up ? (hi > lo ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 0)
+                             : (lo > hi ? static_cast<uint64_t>(lo) - static_cast<uint64_t>(hi) : 0);
+    const uint64_t stride = up ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+    const uint64_t count = span == 0 ? 0 : (span - 1) / stride + 1;
+    if (count > kMaxT1Values)
+      throw ImportError("'" + s + "' has " + std::to_string(count) + " values; a parameter has at most " +
+                        std::to_string(kMaxT1Values));
+    for (uint64_t i = 0; i < count; ++i)
+      out.push_back(static_cast<int64_t>(static_cast<uint64_t>(lo) + i * static_cast<uint64_t>(step)));
     return out;
   }
   if (s.size() >= 2 && s.front() == '[' && s.back() == ']') {
     const std::string body = s.substr(1, s.size() - 2);
     const size_t for_at = body.find(" for ");
     if (for_at == std::string::npos) {
-      for (const auto& item : split_top(body)) {
+      const auto items = split_top(body);
+      if (items.size() > kMaxT1Values)
+        throw ImportError("the list has " + std::to_string(items.size()) + " values; a parameter has at most " +
+                          std::to_string(kMaxT1Values));
+      for (const auto& item : items) {
         const std::string v = trim(item);
         if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"')) out.push_back(v.substr(1, v.size() - 2));
         else out.push_back(eval_python(v, {}));
@@ -211,12 +232,17 @@ ojson t1_values(const std::string& python) {
 }
 
 bool is_t1_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const ojson j = ojson::parse(buf.str(), nullptr, false);
-  return j.is_object() && j.contains("ConfigurationSpace") && j.contains("KernelSpecification");
+  std::string text;
+  try {
+    text = read_bounded(path, kMaxT1Bytes, "");
+  } catch (const JsonFileError&) {
+    return false;  // too large for a T1 file (or unreadable): the recorded-space importers say why
+  }
+  // Nesting too deep is refused before nlohmann's parser, which recurses over it (the importers
+  // of recorded spaces then say why).
+  if (!json_nesting_problem(text).empty()) return false;
+  const auto j = parse_ordered(text);
+  return j && j->is_object() && j->contains("ConfigurationSpace") && j->contains("KernelSpecification");
 }
 
 }  // namespace kf

@@ -11,12 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "family/spec_limits.hpp"
+
 namespace kf {
 
 struct T1Draft {
   nlohmann::ordered_json spec;     // keys of docs/family_spec.md only
   std::vector<std::string> notes;  // what the draft lacks or could not translate, one line each
 };
+
+// The largest T1 file read, and the most values a T1 parameter may list or generate (a
+// range(10**12) would otherwise be built in memory): the draft is a family spec, bounded alike
+// (docs/family_spec.md, "Limits").
+inline constexpr size_t kMaxT1Bytes = size_t{4} << 20;
+inline constexpr size_t kMaxT1Values = spec_limits::kMaxValuesPerParam;
 
 // True for a JSON object with ConfigurationSpace and KernelSpecification.
 bool is_t1_file(const std::filesystem::path& path);

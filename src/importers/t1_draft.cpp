@@ -1,11 +1,10 @@
 // The family spec draft of a T1 file: what maps onto a spec key is translated, the rest is
 // named in the notes.
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "importers/import.hpp"
 #include "importers/t1.hpp"
+#include "util/json_text.hpp"
 
 namespace kf {
 
@@ -18,24 +17,53 @@ class DraftBuilder {
   explicit DraftBuilder(const std::filesystem::path& path) : path_(path) {}
 
   T1Draft build(const ojson& t1) {
-    const ojson& space = t1.at("ConfigurationSpace");
-    const ojson& kernel = t1.at("KernelSpecification");
-    const std::string entry = kernel.at("KernelName").get<std::string>();
+    const ojson& space = object(t1, "ConfigurationSpace", "");
+    const ojson& kernel = object(t1, "KernelSpecification", "");
+    const std::string k = "KernelSpecification";
+    const std::string entry = text(kernel, "KernelName", k);
     d_.spec["name"] = identifier(entry);
     d_.spec["description"] = "Draft from the T1 file " + path_.filename().string() + " (kernel " + entry + ")";
-    d_.spec["template"] = kernel.at("KernelFile").get<std::string>();
+    d_.spec["template"] = text(kernel, "KernelFile", k);
     d_.spec["entry"] = entry;
     if (kernel.contains("CompilerOptions")) d_.spec["compile_options"] = kernel.at("CompilerOptions");
-    params(space.at("TuningParameters"));
-    if (space.contains("Conditions")) conditions(space.at("Conditions"));
+    params(list(space, "TuningParameters", "ConfigurationSpace"));
+    if (space.contains("Conditions")) conditions(list(space, "Conditions", "ConfigurationSpace"));
     dims(kernel);
     arguments(kernel);
     launch(kernel);
     fixed_notes(t1, kernel);
+    for (std::string& note : d_.notes) note = one_line(note);  // they quote the file, which may say anything
     return std::move(d_);
   }
 
  private:
+  // Typed access that names the field in its error: "<where>/<key>: expected ..., got ...".
+  static const ojson& member(const ojson& obj, const char* key, const std::string& where) {
+    const std::string at = where.empty() ? std::string(key) : where + "/" + key;
+    if (!obj.is_object()) throw ImportError((where.empty() ? std::string("the file") : where) + ": expected an object, got " + obj.type_name());
+    if (!obj.contains(key)) throw ImportError(at + ": missing");
+    return obj.at(key);
+  }
+  static const ojson& object(const ojson& obj, const char* key, const std::string& where) {
+    const ojson& v = member(obj, key, where);
+    if (!v.is_object()) throw ImportError(where + (where.empty() ? "" : "/") + key + ": expected an object, got " + v.type_name());
+    return v;
+  }
+  static const ojson& list(const ojson& obj, const char* key, const std::string& where) {
+    const ojson& v = member(obj, key, where);
+    if (!v.is_array()) throw ImportError(where + (where.empty() ? "" : "/") + key + ": expected a list, got " + v.type_name());
+    return v;
+  }
+  static std::string text(const ojson& obj, const char* key, const std::string& where) {
+    const ojson& v = member(obj, key, where);
+    if (!v.is_string()) throw ImportError(where + (where.empty() ? "" : "/") + key + ": expected a string, got " + v.type_name());
+    return v.get<std::string>();
+  }
+  // An optional string field, `fallback` when absent.
+  static std::string text_or(const ojson& obj, const char* key, const std::string& where, const std::string& fallback) {
+    return obj.is_object() && obj.contains(key) ? text(obj, key, where) : fallback;
+  }
+
   static std::string identifier(const std::string& s) {
     std::string out;
     for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -53,10 +81,17 @@ class DraftBuilder {
   void params(const ojson& list) {
     ojson out = ojson::object(), defaults = ojson::object();
     bool all_defaults = true;
-    for (const auto& p : list) {
-      const std::string name = p.at("Name").get<std::string>();
-      const std::string type = p.at("Type").get<std::string>();
-      ojson values = t1_values(p.at("Values").get<std::string>());
+    for (size_t i = 0; i < list.size(); ++i) {
+      const ojson& p = list[i];
+      const std::string where = "ConfigurationSpace/TuningParameters/" + std::to_string(i);
+      const std::string name = text(p, "Name", where);
+      const std::string type = text(p, "Type", where);
+      ojson values;
+      try {
+        values = t1_values(text(p, "Values", where));
+      } catch (const ImportError& e) {
+        throw ImportError(where + "/Values (" + name + "): " + e.what());
+      }
       if (type == "float" || type == "bool") {
         d_.notes.push_back("parameter " + name + " is " + type + ": kforge parameters are integers or strings; its values are kept as written, check the template reads them so");
         for (auto& v : values) if (v.is_number_float()) v = v.dump();
@@ -73,7 +108,8 @@ class DraftBuilder {
   void conditions(const ojson& list) {
     ojson out = ojson::array();
     for (size_t i = 0; i < list.size(); ++i)
-      out.push_back(expr(list[i].at("Expression"), "condition " + std::to_string(i)));
+      out.push_back(expr(member(list[i], "Expression", "ConfigurationSpace/Conditions/" + std::to_string(i)),
+                         "condition " + std::to_string(i)));
     d_.spec["constraints"] = out;
   }
 
@@ -82,6 +118,8 @@ class DraftBuilder {
   void dims(const ojson& kernel) {
     ojson sizes = kernel.contains("ProblemSize") ? kernel.at("ProblemSize") : ojson::array();
     if (sizes.is_number_integer()) sizes = ojson::array({sizes});
+    if (!sizes.is_array())
+      throw ImportError("KernelSpecification/ProblemSize: expected an integer or a list, got " + std::string(sizes.type_name()));
     ojson dims = ojson::object(), shape = ojson::object();
     for (size_t i = 0; i < sizes.size(); ++i) {
       const std::string name = "problem_size_" + std::to_string(i);
@@ -103,10 +141,14 @@ class DraftBuilder {
   void arguments(const ojson& kernel) {
     ojson buffers = ojson::array(), args = ojson::array();
     if (!kernel.contains("Arguments")) d_.notes.push_back("no Arguments: add buffers and args");
-    for (const auto& a : kernel.contains("Arguments") ? kernel.at("Arguments") : ojson::array()) {
-      const std::string name = a.value("Name", "arg" + std::to_string(args.size()));
-      const std::string type = a.at("Type").get<std::string>();
-      const std::string memory = a.at("MemoryType").get<std::string>();
+    const ojson none = ojson::array();
+    const ojson& all = kernel.contains("Arguments") ? list(kernel, "Arguments", "KernelSpecification") : none;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const ojson& a = all[i];
+      const std::string where = "KernelSpecification/Arguments/" + std::to_string(i);
+      const std::string name = text_or(a, "Name", where, "arg" + std::to_string(args.size()));
+      const std::string type = text(a, "Type", where);
+      const std::string memory = text(a, "MemoryType", where);
       if (memory == "Scalar") {
         const bool real = type == "float" || type == "double" || type == "half";
         args.push_back({{real ? "f32" : (type == "int64" || type == "uint64" ? "i64" : "i32"),
@@ -117,14 +159,14 @@ class DraftBuilder {
         d_.notes.push_back("argument " + name + " (" + memory + " " + type + ") has no kforge buffer type (f16, bf16, f32, i32 vectors): add it by hand");
         continue;
       }
-      const std::string access = a.value("AccessType", std::string("ReadWrite"));
+      const std::string access = text_or(a, "AccessType", where, "ReadWrite");
       ojson b = {{"name", name}, {"dtype", "'" + dtype(type) + "'"},
                  {"count", a.contains("Size") ? expr(a.at("Size"), "argument " + name + " Size") : std::string("1")},
                  {"role", access == "ReadOnly" ? "input" : "output"}};
       if (access == "ReadOnly") b["init"] = {{"lo", -1}, {"hi", 1}};
       if (access == "ReadWrite")
         d_.notes.push_back("argument " + name + " is ReadWrite: kforge fills outputs with NaN before each launch; make it an input or split it");
-      if (a.value("FillType", std::string()) == "Constant" && access == "ReadOnly")
+      if (text_or(a, "FillType", where, "") == "Constant" && access == "ReadOnly")
         d_.notes.push_back("argument " + name + ": constant fill " + a.value("FillValue", ojson(0)).dump() + " becomes kforge's seeded uniform fill in [lo, hi)");
       buffers.push_back(b);
       args.push_back({{"buffer", name}});
@@ -134,12 +176,15 @@ class DraftBuilder {
   }
 
   void launch(const ojson& kernel) {
-    const bool cuda_grid = kernel.value("GlobalSizeType", std::string("OpenCL")) == "CUDA";
+    const std::string k = "KernelSpecification";
+    const bool cuda_grid = text_or(kernel, "GlobalSizeType", k, "OpenCL") == "CUDA";
     ojson grid = ojson::array(), block = ojson::array();
+    const ojson& local = object(kernel, "LocalSize", k);
+    const ojson& global = object(kernel, "GlobalSize", k);
+    if (kernel.contains("SharedMemory") && !kernel.at("SharedMemory").is_number_integer())
+      throw ImportError(k + "/SharedMemory: expected an integer, got " + kernel.at("SharedMemory").type_name());
     for (const char* axis : {"X", "Y", "Z"}) {
-      const ojson& local = kernel.at("LocalSize");
       const std::string l = local.contains(axis) ? expr(local.at(axis), std::string("LocalSize.") + axis) : "1";
-      const ojson& global = kernel.at("GlobalSize");
       std::string g = global.contains(axis) ? expr(global.at(axis), std::string("GlobalSize.") + axis) : "1";
       // OpenCL-style sizes count threads; kforge's grid counts blocks, as CUDA-style sizes do.
       if (!cuda_grid) g = "ceil_div(" + g + ", " + l + ")";
@@ -147,7 +192,7 @@ class DraftBuilder {
       block.push_back(l);
     }
     d_.spec["launch"] = {{"grid", grid}, {"block", block},
-                         {"smem", std::to_string(kernel.value("SharedMemory", 0))}};
+                         {"smem", std::to_string(kernel.value("SharedMemory", int64_t{0}))}};
   }
 
   void fixed_notes(const ojson& t1, const ojson& kernel) {
@@ -169,18 +214,21 @@ class DraftBuilder {
 }  // namespace
 
 T1Draft t1_family_draft(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path.string() + ": cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const ojson j = ojson::parse(buf.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw ImportError(path.string() + ": not valid JSON");
+  ojson j;
+  try {
+    j = parse_json_file_text<ojson>(read_bounded(path, kMaxT1Bytes, "the bound of T1 files, README.md"), path.string());
+  } catch (const JsonFileError& e) {
+    throw ImportError(e.what());
+  }
+  if (!j.is_object()) throw ImportError(path.string() + ": expected a JSON object, got " + j.type_name());
   try {
     return DraftBuilder(path).build(j);
   } catch (const nlohmann::json::exception& e) {
-    throw ImportError(path.string() + ": malformed T1 file: " + e.what());
+    throw ImportError(path.string() + ": malformed T1 file: " + one_line(e.what()));
   } catch (const ImportError& e) {
-    throw ImportError(path.string() + ": " + e.what());
+    throw ImportError(path.string() + ": " + one_line(e.what()));
+  } catch (const std::invalid_argument& e) {  // a value's conversion (space/value.hpp)
+    throw ImportError(path.string() + ": " + one_line(e.what()));
   }
 }
 

@@ -3,6 +3,8 @@
 // "measurements": [{"name": "time", "value": ..., "unit": "ms"}], "times": {...}}]}.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "importers/import.hpp"
 #include "importers/tuner_values.hpp"
@@ -21,12 +23,24 @@ double unit_to_us(const std::string& unit) {
   throw ImportError("unknown time unit '" + unit + "'");
 }
 
-std::optional<double> time_us_of(const json& result) {
-  if (result.value("invalidity", std::string()) != "correct") return std::nullopt;
+// A string field of an object, "" when absent; `where` names the object in the error.
+std::string text_field(const json& obj, const char* field, const std::string& where) {
+  auto it = obj.find(field);
+  if (it == obj.end()) return "";
+  if (!it->is_string()) throw ImportError(where + "/" + field + ": expected a string, got " + it->type_name());
+  return it->get<std::string>();
+}
+
+std::optional<double> time_us_of(const json& result, const std::string& where) {
+  if (text_field(result, "invalidity", where) != "correct") return std::nullopt;
   auto m = result.find("measurements");
   if (m == result.end() || !m->is_array()) return std::nullopt;
-  for (const auto& meas : *m) {
-    if (meas.value("name", std::string()) != "time") continue;
+  for (size_t i = 0; i < m->size(); ++i) {
+    const json& meas = (*m)[i];
+    const std::string mwhere = where + "/measurements/" + std::to_string(i);
+    if (!meas.is_object()) throw ImportError(mwhere + ": expected an object, got " + meas.type_name());
+    if (text_field(meas, "name", mwhere) != "time") continue;
+    if (!meas.contains("value")) throw ImportError(mwhere + ": the time has no value");
     const json& v = meas.at("value");
     double value = 0;
     if (v.is_number()) {
@@ -39,7 +53,11 @@ std::optional<double> time_us_of(const json& result) {
       return std::nullopt;  // an error string in place of a time
     }
     if (!std::isfinite(value) || value < 0) return std::nullopt;
-    return value * unit_to_us(meas.value("unit", std::string()));
+    try {
+      return value * unit_to_us(text_field(meas, "unit", mwhere));
+    } catch (const ImportError& e) {
+      throw ImportError(mwhere + "/unit: " + e.what());
+    }
   }
   return std::nullopt;
 }
@@ -49,22 +67,34 @@ RecordedSpace import_results(const json& j, const std::string& name) {
     throw ImportError("not a T4 results file (needs a results array)");
   std::vector<ParamSpec> params;
   std::vector<RecordedPoint> points;
-  for (const auto& r : j.at("results")) {
+  // Look-ups by name and by value, so that a file of many results and values stays linear.
+  std::map<std::string, size_t> index;
+  std::vector<std::set<Value>> seen;
+  const json& results = j.at("results");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& r = results[i];
+    const std::string where = "results/" + std::to_string(i);
+    if (!r.is_object()) throw ImportError(where + ": expected an object, got " + r.type_name());
+    if (!r.contains("configuration")) throw ImportError(where + ": no configuration");
     const json& conf = r.at("configuration");
-    if (!conf.is_object()) throw ImportError("a result's configuration is not an object");
+    if (!conf.is_object()) throw ImportError(where + "/configuration: expected an object, got " + conf.type_name());
     if (params.empty() && points.empty())
-      for (const auto& [k, v] : conf.items()) params.push_back({k, {}});
+      for (const auto& [k, v] : conf.items()) {
+        index.emplace(k, params.size());
+        params.push_back({k, {}});
+      }
+    seen.resize(params.size());
     Config c;
     for (const auto& [k, v] : conf.items()) {
-      auto p = std::find_if(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == k; });
-      if (p == params.end()) throw ImportError("configuration has an unexpected parameter '" + k + "'");
+      auto p = index.find(k);
+      if (p == index.end())
+        throw ImportError(where + "/configuration: an unexpected parameter '" + k + "' (the first result has not)");
       Value value = import_detail::tuner_value(v);
-      if (std::find(p->values.begin(), p->values.end(), value) == p->values.end())
-        p->values.push_back(value);
+      if (seen[p->second].insert(value).second) params[p->second].values.push_back(value);
       c[k] = std::move(value);
     }
-    const auto time = time_us_of(r);
-    points.push_back({std::move(c), time, time ? "" : r.value("invalidity", std::string())});
+    const auto time = time_us_of(r, where);
+    points.push_back({std::move(c), time, time ? "" : text_field(r, "invalidity", where)});
   }
   if (points.empty()) throw ImportError("the results array is empty");
   for (auto& p : params) {

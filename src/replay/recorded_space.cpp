@@ -1,6 +1,7 @@
 #include "replay/recorded_space.hpp"
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -8,20 +9,20 @@ namespace kf {
 
 namespace {
 
-// Checks a point against the domains, so that lookups by canonical key cannot miss
+// Checks a point against the domains (`domains`: each parameter's values, for look-ups: a
+// search per point was quadratic in a long domain), so that lookups by canonical key cannot miss
 // because of a type mismatch (an int64 recorded where the domain holds a string, say).
-void check_point(const std::vector<ParamSpec>& params, const Config& c) {
+void check_point(const std::vector<ParamSpec>& params, const std::vector<std::set<Value>>& domains, const Config& c) {
   if (c.size() != params.size())
     throw std::invalid_argument("recorded config " + to_string(c) + " has " +
                                 std::to_string(c.size()) + " parameters, the space " +
                                 std::to_string(params.size()));
-  for (const auto& p : params) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpec& p = params[i];
     auto it = c.find(p.name);
     if (it == c.end())
       throw std::invalid_argument("recorded config " + to_string(c) + " lacks '" + p.name + "'");
-    bool in_domain = false;
-    for (const auto& v : p.values) in_domain = in_domain || v == it->second;
-    if (!in_domain)
+    if (!domains[i].count(it->second))
       throw std::invalid_argument("recorded config " + to_string(c) + ": value " +
                                   to_string(it->second) + " is not in the domain of '" +
                                   p.name + "'");
@@ -32,8 +33,10 @@ std::pair<std::vector<RecordedPoint>, std::shared_ptr<std::unordered_map<std::st
 merge_points(const std::vector<ParamSpec>& params, std::vector<RecordedPoint> in) {
   std::vector<RecordedPoint> out;
   auto index = std::make_shared<std::unordered_map<std::string, size_t>>();
+  std::vector<std::set<Value>> domains;
+  for (const auto& p : params) domains.emplace_back(p.values.begin(), p.values.end());
   for (auto& p : in) {
-    check_point(params, p.config);
+    check_point(params, domains, p.config);
     if (p.time_us && !(*p.time_us >= 0))
       throw std::invalid_argument("recorded config " + to_string(p.config) +
                                   " has a negative or NaN time");
@@ -68,8 +71,15 @@ RecordedSpace::RecordedSpace(std::vector<ParamSpec> params, std::vector<Recorded
   // Every recorded prefix, so that walks and samplers never descend into a subtree that
   // holds no recorded config (the same configs, found without trying the dead ends).
   auto prefixes = std::make_shared<std::vector<std::unordered_set<std::string>>>(params.size());
-  for (const auto& pt : points_)
-    for (size_t d = 1; d < params.size(); ++d) (*prefixes)[d].insert(prefix_key(params, pt.config, d));
+  for (const auto& pt : points_) {
+    // Each prefix's key extends the one before (a key per depth from scratch was quadratic in
+    // the number of parameters).
+    std::string key;
+    for (size_t d = 1; d < params.size(); ++d) {
+      key += to_string(pt.config.at(params[d - 1].name)) + '\x1f';
+      (*prefixes)[d].insert(key);
+    }
+  }
   auto ps = std::make_shared<const std::vector<ParamSpec>>(params);
   space_ = SearchSpace(
       std::move(params), [index = index_](const Config& c) { return index->count(to_string(c)) != 0; },

@@ -3,6 +3,7 @@
 #include "space/expr.hpp"
 
 #include <cmath>
+#include <unordered_set>
 
 #include "space/expr_detail.hpp"
 
@@ -31,10 +32,11 @@ using namespace expr_detail;
 
 namespace {
 
-void collect_names(const Node& n, std::vector<std::string>& out) {
-  if (n.kind == Node::Kind::Name && std::find(out.begin(), out.end(), n.name) == out.end())
-    out.push_back(n.name);
-  for (const auto& k : n.kids) collect_names(*k, out);
+// In first-use order; `seen` keeps an expression of many names linear (a search of `out` per
+// name was quadratic).
+void collect_names(const Node& n, std::vector<std::string>& out, std::unordered_set<std::string>& seen) {
+  if (n.kind == Node::Kind::Name && seen.insert(n.name).second) out.push_back(n.name);
+  for (const auto& k : n.kids) collect_names(*k, out, seen);
 }
 
 }  // namespace
@@ -89,7 +91,8 @@ std::string Expr::eval_string(const Scope& scope) const {
 
 std::vector<std::string> Expr::identifiers() const {
   std::vector<std::string> out;
-  if (root_) collect_names(*root_, out);
+  std::unordered_set<std::string> seen;
+  if (root_) collect_names(*root_, out, seen);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace kf {
 
@@ -17,12 +18,12 @@ SearchSpace::SearchSpace(std::vector<ParamSpec> params, Validity valid, PrefixVa
       prefix_valid_(std::move(prefix_valid)),
       leaf_valid_(prefix_valid_ ? std::move(leaf_valid) : LeafValidity{}),
       sizes_(make_subtree_sizes()) {
+  std::unordered_set<std::string> names;  // a search per parameter would be quadratic
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i].values.empty())
       throw std::invalid_argument("parameter '" + params_[i].name + "' has an empty domain");
-    for (size_t j = 0; j < i; ++j)
-      if (params_[j].name == params_[i].name)
-        throw std::invalid_argument("parameter '" + params_[i].name + "' declared twice");
+    if (!names.insert(params_[i].name).second)
+      throw std::invalid_argument("parameter '" + params_[i].name + "' declared twice");
     auto& w = params_[i].weights;
     if (!w.empty() && w.size() != params_[i].values.size())
       throw std::invalid_argument("parameter '" + params_[i].name + "': " + std::to_string(w.size()) +

@@ -3,6 +3,7 @@
 // in proportion to its weight times this size, which makes its draws (close to) uniform over
 // the valid configs, reweighted by the prior (docs/architecture.md, "Sampling").
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -21,16 +22,22 @@ std::shared_ptr<SubtreeSizes> make_subtree_sizes() { return std::make_shared<Sub
 
 namespace {
 
-// The cache key of the first `depth` entries of path (two bytes per index: domains stay far
-// below 65,536 values).
-std::string path_key(const std::vector<int>& path, size_t depth) {
+// The cache key of the first `depth` entries of path: two bytes per index, or four where a
+// domain has 65,536 values or more (an imported space may), so that keys never collide. (The
+// key also seeds the estimates: two bytes keep the usual spaces' draws as they were.)
+std::string path_key(const std::vector<int>& path, size_t depth, bool wide) {
+  const int bytes = wide ? 4 : 2;
   std::string key;
-  key.reserve(2 * depth);
-  for (size_t i = 0; i < depth; ++i) {
-    key.push_back(static_cast<char>(path[i] & 0xff));
-    key.push_back(static_cast<char>((path[i] >> 8) & 0xff));
-  }
+  key.reserve(static_cast<size_t>(bytes) * depth);
+  for (size_t i = 0; i < depth; ++i)
+    for (int b = 0; b < bytes; ++b) key.push_back(static_cast<char>((static_cast<uint32_t>(path[i]) >> (8 * b)) & 0xff));
   return key;
+}
+
+bool needs_wide_keys(const std::vector<ParamSpec>& params) {
+  for (const auto& p : params)
+    if (p.values.size() > 0xffff) return true;
+  return false;
 }
 
 // An exact count by a depth-first walk below the prefix, cut after `budget` checks. Every
@@ -40,6 +47,7 @@ struct ExactCount {
   Config prefix;
   std::vector<int> path;
   size_t budget;
+  bool wide;  // path_key's width
   std::vector<std::pair<std::string, double>> finished = {};
 
   bool child_ok(size_t depth) {
@@ -65,7 +73,7 @@ struct ExactCount {
       }
       auto sub = below(d + 1);
       if (!sub) return std::nullopt;
-      finished.emplace_back(path_key(path, d + 1), *sub);
+      finished.emplace_back(path_key(path, d + 1, wide), *sub);
       total += w * *sub;
     }
     prefix.erase(p.name);
@@ -112,7 +120,8 @@ double knuth_below(const SearchSpace& space, Config prefix, size_t depth, size_t
 std::optional<SearchSpace::SubtreeSize> SearchSpace::subtree_size(const Config& prefix, const std::vector<int>& path,
                                                                   size_t depth, size_t* allowance) const {
   if (depth >= params_.size()) return SubtreeSize{leaf_ok(prefix) ? 1.0 : 0.0, true};
-  const std::string key = path_key(path, depth);
+  const bool wide = needs_wide_keys(params_);
+  const std::string key = path_key(path, depth, wide);
   bool try_exact = true;
   {
     std::lock_guard lock(sizes_->mu);
@@ -128,7 +137,7 @@ std::optional<SearchSpace::SubtreeSize> SearchSpace::subtree_size(const Config& 
     for (size_t d = depth; d < params_.size() && product <= kExactSizeChecks; ++d) product *= params_[d].values.size();
     try_exact = product * 2 <= kExactSizeChecks;
   }
-  ExactCount exact{*this, prefix, path, try_exact ? kExactSizeChecks : 0};
+  ExactCount exact{*this, prefix, path, try_exact ? kExactSizeChecks : 0, wide};
   exact.path.resize(params_.size(), -1);
   SubtreeSize size;
   size_t checks = 0;

@@ -8,6 +8,10 @@
 
 namespace kf {
 
+// A remaining time as "12m05s" or "3h07m"; ">99h" past 99 hours (a crawling rate over a large
+// total), "?" when not a number.
+std::string format_eta(double seconds);
+
 class ProgressLine {
  public:
   // total 0: unknown (a rate, no ETA); approximate: total is an estimate, shown with "~".
@@ -16,6 +20,8 @@ class ProgressLine {
   void finish(size_t done);  // draws once more and ends the line
   // Seconds between lines in a log (a test may shorten it).
   static constexpr double kLogInterval = 10.0;
+  // The line drawn after `elapsed` seconds with `done` finished (exposed for tests).
+  std::string text(size_t done, double elapsed) const;
 
  private:
   void draw(size_t done);

@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "campaign/progress.hpp"
+#include "util/progress_line.hpp"
 
 using namespace kf;
 
@@ -34,4 +38,41 @@ TEST(Progress, QuietPrintsNothing) {
     p.finish();
   }
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// The progress line of check, replay and counting (util/progress_line): its label and unit come
+// from files (a family's dtype, an imported cache's device name) and may be any length.
+TEST(ProgressLine, ALabelOfAnyLengthIsPrintedWhole) {
+  const std::string label(20000, 'x');
+  testing::internal::CaptureStderr();
+  {
+    ProgressLine p(label, std::string(3000, 'u'), 10);
+    p.finish(4);
+  }
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find(label + ": 4/10 " + std::string(3000, 'u') + ", "), std::string::npos) << out.substr(0, 200);
+}
+
+TEST(ProgressLine, AnEtaBeyondAnyIntegerIsCapped) {
+  // One done of SIZE_MAX within microseconds: ~1e13 s to go, more than an int holds.
+  testing::internal::CaptureStderr();
+  {
+    ProgressLine p("count", "checks", SIZE_MAX);
+    p.finish(1);
+  }
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find(", ETA >99h"), std::string::npos) << out;
+  EXPECT_EQ(out.find("ETA -"), std::string::npos) << out;
+}
+
+TEST(ProgressLine, EtaFormats) {
+  EXPECT_EQ(format_eta(0), "0m00s");
+  EXPECT_EQ(format_eta(125.7), "2m05s");
+  EXPECT_EQ(format_eta(3599), "59m59s");
+  EXPECT_EQ(format_eta(3 * 3600 + 7 * 60 + 5), "3h07m");
+  EXPECT_EQ(format_eta(99 * 3600), "99h00m");
+  EXPECT_EQ(format_eta(99 * 3600 + 1), ">99h");
+  EXPECT_EQ(format_eta(1e300), ">99h");
+  EXPECT_EQ(format_eta(std::numeric_limits<double>::infinity()), ">99h");
+  EXPECT_EQ(format_eta(std::nan("")), "?");
 }

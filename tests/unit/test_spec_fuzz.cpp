@@ -1,19 +1,24 @@
 // A seeded fuzzer over the shipped and test family specs: random deletions, duplications,
-// retypes and extreme values. Each mutant is loaded and, when it loads, its expressions are
-// evaluated for a few configs as `kforge check` and a campaign would. Nothing may crash; every
-// load error is one line naming the spec file.
+// retypes and extreme values (json_mutate.hpp; test_import_fuzz.cpp does the same to imports),
+// number overflows and nesting too deep. Each mutant is loaded and, when it loads, its
+// expressions are evaluated for a few configs as `kforge check` and a campaign would, and a few
+// paths walked down its space. Nothing may crash; every load error is one line naming the spec file.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "family/config_check.hpp"
 #include "family/family.hpp"
+#include "json_mutate.hpp"
 #include "test_dir.hpp"
+#include "util/progress_line.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;
+using json_mutate::expect_one_line;
 
 namespace {
 
@@ -42,67 +47,15 @@ std::vector<fs::path> mirror_specs(const fs::path& root) {
   return mirrored;
 }
 
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-  return out;
-}
-
-// JSON pointers of every node below the root.
-void collect_pointers(const nlohmann::json& j, const std::string& at, std::vector<std::string>& out) {
-  if (!at.empty()) out.push_back(at);
-  if (j.is_object())
-    for (const auto& [k, v] : j.items()) collect_pointers(v, at + "/" + escape_token(k), out);
-  if (j.is_array())
-    for (size_t i = 0; i < j.size(); ++i) collect_pointers(j[i], at + "/" + std::to_string(i), out);
-}
-
-nlohmann::json extreme_value(std::mt19937_64& rng) {
+std::vector<nlohmann::json> spec_extremes() {
   std::string chain = "1";
   for (int i = 0; i < 3000; ++i) chain += " + 1";
-  const std::vector<nlohmann::json> values = {
-      nullptr, true, 0, -1, INT64_MAX, INT64_MIN, 18446744073709551615ull, 1e308, -1e308, 0.5,
-      "", "x", "1 / 0", "ceil_div(1, 0)", "N % 0", "-9223372036854775807 - 2", "sqrt(-1)", "((((1",
-      "'f99'", "device.nope", "9223372036854775807 * 2", chain, std::string(5000, '('),
-      nlohmann::json::array(), nlohmann::json::object(), nlohmann::json::array({1, "a", nullptr}),
-      {{"type", "int"}, {"min", 5}, {"max", 1}}, {{"type", "enum"}, {"values", nlohmann::json::array()}}};
-  return values[rng() % values.size()];
-}
-
-// One random mutation of j, in place.
-void mutate(nlohmann::json& j, std::mt19937_64& rng) {
-  std::vector<std::string> pointers;
-  collect_pointers(j, "", pointers);
-  if (pointers.empty()) return;
-  const nlohmann::json::json_pointer at(pointers[rng() % pointers.size()]);
-  nlohmann::json& parent = j[at.parent_pointer()];
-  const std::string key = at.back();
-  switch (rng() % 4) {
-    case 0:  // delete
-      if (parent.is_object()) parent.erase(key);
-      else if (parent.is_array()) parent.erase(parent.begin() + static_cast<long>(std::stoul(key)));
-      break;
-    case 1:  // duplicate
-      if (parent.is_array()) parent.push_back(j[at]);
-      else if (parent.is_object()) parent[key + "_dup"] = j[at];
-      break;
-    case 2: {  // retype: a value of another JSON type
-      const nlohmann::json& v = j[at];
-      if (v.is_string()) j[at] = 7;
-      else if (v.is_number()) j[at] = std::to_string(v.get<double>());
-      else if (v.is_array()) j[at] = nlohmann::json::object();
-      else if (v.is_object()) j[at] = nlohmann::json::array();
-      else j[at] = "null";
-      break;
-    }
-    default:
-      j[at] = extreme_value(rng);
-  }
-}
-
-void expect_one_line(const std::string& msg, const std::string& what) {
-  EXPECT_EQ(msg.find('\n'), std::string::npos) << what << ": " << msg;
-  EXPECT_LT(msg.size(), 2000u) << what << ": " << msg.substr(0, 300);
+  return {nullptr, true, 0, -1, INT64_MAX, INT64_MIN, 18446744073709551615ull, 1e308, -1e308, 0.5,
+          "", "x", "1 / 0", "ceil_div(1, 0)", "N % 0", "-9223372036854775807 - 2", "sqrt(-1)", "((((1",
+          "'f99'", "device.nope", "9223372036854775807 * 2", chain, std::string(5000, '('),
+          std::string(20000, 'f'), json_mutate::kOverflow, json_mutate::kDeep,
+          nlohmann::json::array(), nlohmann::json::object(), nlohmann::json::array({1, "a", nullptr}),
+          {{"type", "int"}, {"min", 5}, {"max", 1}}, {{"type", "enum"}, {"values", nlohmann::json::array()}}};
 }
 
 // Evaluates what check and a campaign evaluate, for the defaults and a few random configs.
@@ -120,12 +73,26 @@ void exercise(const Family& f, std::mt19937_64& rng, const std::string& what) {
       if (!p.values.empty()) c[p.name] = p.values[rng() % p.values.size()];
     configs.push_back(c);
   }
+  // The progress line of `check` carries the shape (a 20,000-character dtype value, say).
+  const std::string line = ProgressLine("check " + f.name + " sm_90 " + to_string(shape), "compiled", 10).text(1, 1.0);
+  EXPECT_NE(line.find(to_string(shape)), std::string::npos) << what;
   try {
     const ExpressionReport r = check_expressions(f, configs, shape, d);
     for (const std::string& e : r.first) expect_one_line(e, what);
     for (const Config& c : configs)
       if (auto v = violated_constraint(f, c, shape, d)) expect_one_line(*v, what);
     gate_shapes(f, shape);
+  } catch (const std::exception& e) {
+    expect_one_line(e.what(), what);
+  }
+  try {
+    // A few random paths down the space: a constraint or derived value that fails on the way
+    // is the spec's error, in one line that names the spec.
+    std::mt19937_64 draw(rng());
+    make_space(f, shape, d).estimate_valid(draw, 3);
+  } catch (const SpecError& e) {
+    expect_one_line(e.what(), what);
+    EXPECT_NE(std::string(e.what()).find(f.spec_path.filename().string()), std::string::npos) << what << ": " << e.what();
   } catch (const std::exception& e) {
     expect_one_line(e.what(), what);
   }
@@ -142,7 +109,10 @@ TEST(SpecFuzz, MutatedSpecsNeverCrashAndErrorsAreOneLine) {
     std::ifstream in(p);
     originals.push_back(std::string(std::istreambuf_iterator<char>(in), {}));
   }
-  std::mt19937_64 rng(20261124);
+  // KFORGE_FUZZ_SEED=N runs another sequence of mutants (to look further than CI does).
+  const char* seed = std::getenv("KFORGE_FUZZ_SEED");
+  std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261124);
+  const std::vector<nlohmann::json> extremes = spec_extremes();
   size_t loaded = 0, refused = 0;
   constexpr int kCases = 400;
   for (int i = 0; i < kCases; ++i) {
@@ -151,11 +121,11 @@ TEST(SpecFuzz, MutatedSpecsNeverCrashAndErrorsAreOneLine) {
     std::string text = originals[which];  // a test spec that is deliberately not JSON stays as it is
     if (!j.is_discarded()) {
       const int mutations = 1 + static_cast<int>(rng() % 3);
-      for (int m = 0; m < mutations; ++m) mutate(j, rng);
-      text = j.dump(1);
+      for (int m = 0; m < mutations; ++m) json_mutate::mutate(j, rng, extremes);
+      text = json_mutate::expand_placeholders(j.dump(1), rng);
     }
-    // Sometimes the raw text cut short (no longer JSON).
-    if (rng() % 8 == 0) text.resize(rng() % (text.size() + 1));
+    // Sometimes a number overflows or the raw text is cut short (no longer JSON).
+    text = json_mutate::mutate_text(text, rng);
     std::ofstream(specs[which], std::ios::trunc) << text;
     const std::string what = "case " + std::to_string(i) + " (" + specs[which].filename().string() + ")";
     try {
