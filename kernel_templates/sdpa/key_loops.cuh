@@ -43,7 +43,9 @@ __device__ __forceinline__ void key_range_loop(Path& path, KvPipe& pipe, const K
     path.pp_last = jj == gper - 1;
     if (PINGPONG_KEYS && jj >= c.n) {
       path.turn_idle();
+#if !defined(KF_BARRIER_PAD_OFF)
       group_sync(g);  // as many barriers as a working turn (see the end of the loop)
+#endif
       continue;
     }
     const int j = c.t0 + jj;
@@ -66,8 +68,11 @@ __device__ __forceinline__ void key_range_loop(Path& path, KvPipe& pipe, const K
   // A group with fewer tiles (causal ranges) passes its own barrier once for each tile it lacks, so both groups
   // reach the merge having passed as many barriers: compute-sanitizer racecheck orders the merge's hand-off only
   // then (docs/experiments/key_range_merge_race.md). The group is idle here, waiting for the other at the merge.
+  // KF_BARRIER_PAD_OFF (A/B only) leaves the padding out.
+#if !defined(KF_BARRIER_PAD_OFF)
   if constexpr (!PINGPONG_KEYS)
     for (int jj = c.n; jj < gper; ++jj) group_sync(g);
+#endif
 }
 
 // Q K^T of tile jj+1 is issued before the softmax of tile jj, so the tensor pipe works while the MUFU/ALU
