@@ -62,6 +62,9 @@ struct CampaignOptions {
   double sanitize_timeout_s = 1800;     // per tool and finalist
   std::filesystem::path cache_dir;      // cubin cache
   std::vector<std::string> worker_argv;  // e.g. {"/path/kforge","worker"}; "--device N" is appended
+  // Several shapes: "interleave" searches them at once, sharing the pipeline by expected gain
+  // (campaign/suite_run.hpp); "sequential" one after another, each until its own stop.
+  std::string schedule = "interleave";
   bool quiet = false;
   std::shared_ptr<RemoteEvaluations> remote;  // set: a distributed campaign (not recorded)
 };

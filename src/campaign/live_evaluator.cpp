@@ -33,10 +33,13 @@ std::vector<std::unique_ptr<WorkerClient>> start_workers(const std::vector<std::
 
 LiveEvaluator::LiveEvaluator(std::vector<std::unique_ptr<WorkerClient>>& workers,
                              const std::vector<DeviceLimits>& devices, const JobContext& ctx, CompilePool& pool,
-                             const std::string& arch, EvalTotals& totals)
+                             const std::string& arch, EvalTotals& totals,
+                             const std::vector<std::unique_ptr<std::mutex>>& worker_locks)
     : ctx_(ctx), pool_(pool), arch_(arch), totals_(totals) {
-  for (size_t i = 0; i < workers.size(); ++i)
-    threads_.emplace_back([this, &w = *workers[i], &d = devices[i]] { gpu_thread(w, d); });
+  for (size_t i = 0; i < workers.size(); ++i) {
+    std::mutex* lock = i < worker_locks.size() ? worker_locks[i].get() : nullptr;
+    threads_.emplace_back([this, &w = *workers[i], &d = devices[i], lock] { gpu_thread(w, d, lock); });
+  }
 }
 
 void LiveEvaluator::submit(const Config& c) {
@@ -55,7 +58,9 @@ std::vector<LoopResult> LiveEvaluator::collect(std::chrono::milliseconds wait) {
   std::string fatal;
   {
     std::unique_lock lock(mu_);
-    if (wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !results_.empty() || !fatal_.empty(); });
+    if (wait.count() > 0)
+      cv_.wait_for(lock, wait, [&] { return !results_.empty() || !fatal_.empty() || woken_; });
+    woken_ = false;
     results.swap(results_);
     fatal = fatal_;
   }
@@ -66,6 +71,14 @@ std::vector<LoopResult> LiveEvaluator::collect(std::chrono::milliseconds wait) {
   std::vector<LoopResult> out;
   for (auto& r : results) out.push_back({std::move(r.observation), to_string(r.status), r.tflops});
   return out;
+}
+
+void LiveEvaluator::wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
 }
 
 void LiveEvaluator::close() {
@@ -90,7 +103,7 @@ void LiveEvaluator::add_totals(const JobResult& r) {
   }
 }
 
-void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device) {
+void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device, std::mutex* worker_lock) {
   JobContext ctx = ctx_;
   ctx.device = &device;
   for (;;) {
@@ -104,6 +117,8 @@ void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device)
     }
     JobResult r;
     try {
+      std::unique_lock<std::mutex> held;
+      if (worker_lock) held = std::unique_lock(*worker_lock);
       r = evaluate_job(ctx, worker, std::move(job));
     } catch (const std::exception& e) {
       // The store or the spec failed, not the kernel: stop the campaign with the reason.

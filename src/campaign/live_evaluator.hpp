@@ -31,9 +31,11 @@ struct EvalTotals {
 
 class LiveEvaluator final : public LoopEvaluator {
  public:
-  // Starts one thread per worker; ctx.device is set per thread from devices.
+  // Starts one thread per worker; ctx.device is set per thread from devices. worker_locks (one per worker, or
+  // none): held around each evaluation, for shapes whose evaluators share the workers (a suite searched at once).
   LiveEvaluator(std::vector<std::unique_ptr<WorkerClient>>& workers, const std::vector<DeviceLimits>& devices,
-                const JobContext& ctx, CompilePool& pool, const std::string& arch, EvalTotals& totals);
+                const JobContext& ctx, CompilePool& pool, const std::string& arch, EvalTotals& totals,
+                const std::vector<std::unique_ptr<std::mutex>>& worker_locks = {});
   ~LiveEvaluator() override { close(); }
   LiveEvaluator(const LiveEvaluator&) = delete;
   LiveEvaluator& operator=(const LiveEvaluator&) = delete;
@@ -41,11 +43,13 @@ class LiveEvaluator final : public LoopEvaluator {
   void submit(const Config& c) override;
   // Throws std::runtime_error when an evaluation could not be recorded (the store or the spec failed).
   std::vector<LoopResult> collect(std::chrono::milliseconds wait) override;
+  // Ends a collect that is waiting (the loop may dispatch again: its suite quota grew).
+  void wake();
   // Stops the GPU threads once the jobs queued are done (at once, dropping them, after a fatal error).
   void close();
 
  private:
-  void gpu_thread(WorkerClient& worker, const DeviceLimits& device);
+  void gpu_thread(WorkerClient& worker, const DeviceLimits& device, std::mutex* worker_lock);
   void add_totals(const JobResult& r);
 
   const JobContext ctx_;
@@ -57,6 +61,7 @@ class LiveEvaluator final : public LoopEvaluator {
   std::deque<EvalJob> jobs_;
   std::deque<JobResult> results_;
   bool closing_ = false;
+  bool woken_ = false;
   std::string fatal_;  // set when an evaluation could not be recorded
   std::vector<std::thread> threads_;
 };

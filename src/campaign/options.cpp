@@ -25,6 +25,7 @@ nlohmann::json to_json(const CampaignOptions& o) {
           {"strategy_options", o.strategy_options},
           {"fixed", to_json(o.fixed)},
           {"seeding", o.seeding},
+          {"schedule", o.schedule},
           {"sanitize", o.sanitize},
           {"sanitize_timeout_s", o.sanitize_timeout_s}};
 }
@@ -47,6 +48,7 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   o.strategy_options = j.value("strategy_options", nlohmann::json::object());
   if (j.contains("fixed")) o.fixed = assignment_from_json(j.at("fixed"));
   o.seeding = j.value("seeding", o.seeding);
+  o.schedule = j.value("schedule", o.schedule);
   if (j.contains("listed"))
     for (const auto& entry : j.at("listed").items())
       for (const auto& c : entry.value()) o.listed[entry.key()].push_back(assignment_from_json(c));

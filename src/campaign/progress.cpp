@@ -1,5 +1,7 @@
 #include "campaign/progress.hpp"
 
+#include "util/progress_line.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +15,7 @@ Progress::Progress(std::string label, Total total, bool quiet,
       start_(std::chrono::steady_clock::now()), origin_(origin.value_or(start_)), last_draw_(start_) {}
 
 void Progress::record(const std::string& status, std::optional<double> time_us, double tflops) {
+  std::lock_guard lock(mu_);
   ++done_;
   ++counts_[status];
   if (time_us && (!best_us_ || *time_us < *best_us_)) {
@@ -23,6 +26,7 @@ void Progress::record(const std::string& status, std::optional<double> time_us, 
 }
 
 void Progress::finish() {
+  std::lock_guard lock(mu_);
   draw(true);
   if (!quiet_ && tty_) std::fputc('\n', stderr);
 }
@@ -42,7 +46,7 @@ void Progress::draw(bool force) {
   line << label_ << "  " << done_;
   if (total_) line << "/" << (approximate_ ? "~" : "") << total_;
   line << " evals";
-  if (best_us_) {
+  if (!detail_ && best_us_) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "  best %.2f us (%.0f TFLOP/s)", *best_us_, best_tflops_);
     line << buf;
@@ -57,13 +61,9 @@ void Progress::draw(bool force) {
     first = false;
   }
   line << "]";
-  if (total_ && done_ > 0 && done_ < total_) {
-    const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "  ETA %dm%02ds", static_cast<int>(eta) / 60,
-                  static_cast<int>(eta) % 60);
-    line << buf;
-  }
+  if (total_ && done_ > 0 && done_ < total_)
+    line << "  ETA " << format_eta(elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_));
+  if (detail_) line << "  " << detail_();
   if (tty_)
     std::fprintf(stderr, "\r\033[K%s", line.str().c_str());
   else

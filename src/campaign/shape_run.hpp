@@ -1,5 +1,6 @@
 // What one run of a campaign shares across its shapes: the store, the family and options, the
-// compile pool and cubin cache, one worker per GPU and its device, the totals, the start time.
+// compile pool and cubin cache, one worker per GPU and its device, the totals, the start time, and the
+// workers' locks when several shapes search at once.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -27,6 +28,8 @@ struct ShapeRun {
   const std::vector<DeviceLimits>& devices;  // devices[i] is workers[i]'s
   EvalTotals& totals;
   std::chrono::steady_clock::time_point campaign_start;
+  // One per worker when several shapes' evaluators share the workers (suite_run.cpp); empty otherwise.
+  std::vector<std::unique_ptr<std::mutex>> worker_locks = {};
 };
 
 }  // namespace kf

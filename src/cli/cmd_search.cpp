@@ -92,6 +92,10 @@ void add_search(CLI::App& app, Globals& g) {
   cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
       ->check(whole_number(0, 1000))
       ->capture_default_str();
+  cmd->add_option("--schedule", o.schedule,
+                  "Several shapes: interleave (searched at once, the GPU shared by expected gain) | sequential")
+      ->check(CLI::IsMember({"interleave", "sequential"}))
+      ->capture_default_str();
   static std::string fixed;
   cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)");
   cmd->add_option("--seeding", o.seeding,

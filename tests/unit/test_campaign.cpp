@@ -219,6 +219,66 @@ TEST_F(CampaignFixture, TimeBudgetLeavesTheCampaignStoppedAndResumeFinishesIt) {
   EXPECT_EQ(store.evaluations(family.name, shape).size(), valid_configs());
 }
 
+// A suite under a time budget: interleaved, every shape gets evaluations (one after another, the first
+// shape took the whole budget); `--evals` still holds per shape; resume finishes every shape.
+TEST_F(CampaignFixture, ATimedSuiteServesEveryShape) {
+  const std::vector<Shape> shapes = {shape, parse_shape(family, "N=2048,dtype=f16"),
+                                     parse_shape(family, "N=1024,dtype=f32")};
+  ::setenv("KFORGE_FAKE_EVAL_S", "0.1", 1);
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.budget.time_s = 2.5;
+  const auto first = run_campaign(store, family, shapes, o);
+  ::unsetenv("KFORGE_FAKE_EVAL_S");
+  EXPECT_EQ(first.status, "stopped");
+  ASSERT_EQ(first.shapes.size(), 3u);
+  for (const auto& s : first.shapes) {
+    EXPECT_GE(s.evaluated, 2u) << to_string(s.shape);
+    EXPECT_LT(s.evaluated, valid_configs()) << to_string(s.shape);
+    EXPECT_EQ(store.evaluations(family.name, s.shape).size(), s.evaluated) << to_string(s.shape);
+  }
+  auto resume = options("ok");
+  resume.budget.time_s = 600;
+  const auto resumed = resume_campaign(store, family, first.campaign_id, resume);
+  EXPECT_EQ(resumed.status, "done");
+  for (const auto& s : shapes) EXPECT_EQ(store.evaluations(family.name, s).size(), valid_configs()) << to_string(s);
+}
+
+TEST_F(CampaignFixture, ASequentialTimedSuiteSpendsItOnTheFirstShape) {
+  const std::vector<Shape> shapes = {shape, parse_shape(family, "N=2048,dtype=f16")};
+  ::setenv("KFORGE_FAKE_EVAL_S", "0.1", 1);
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.schedule = "sequential";
+  o.budget.time_s = 1.0;
+  const auto out = run_campaign(store, family, shapes, o);
+  ::unsetenv("KFORGE_FAKE_EVAL_S");
+  EXPECT_EQ(out.shapes.size(), 1u);  // the A/B of the schedule: the second shape never started
+}
+
+TEST_F(CampaignFixture, EvalsPerShapeHoldInAnInterleavedSuite) {
+  const std::vector<Shape> shapes = {shape, parse_shape(family, "N=2048,dtype=f16"),
+                                     parse_shape(family, "N=1024,dtype=f32")};
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.strategy = "random";
+  o.budget.evals_per_shape = 4;
+  const auto out = run_campaign(store, family, shapes, o);
+  EXPECT_EQ(out.status, "done");
+  ASSERT_EQ(out.shapes.size(), 3u);
+  for (const auto& s : out.shapes) {
+    EXPECT_EQ(s.evaluated, 4u) << to_string(s.shape);
+    EXPECT_EQ(store.evaluations(family.name, s.shape).size(), 4u) << to_string(s.shape);
+  }
+}
+
+TEST_F(CampaignFixture, UnknownScheduleIsAnError) {
+  Store store(dir / "r.db");
+  auto o = options("ok");
+  o.schedule = "fair";
+  EXPECT_THROW(run_campaign(store, family, {shape}, o), std::runtime_error);
+}
+
 TEST_F(CampaignFixture, DyingWorkerCostsOneEvaluation) {
   Store store(dir / "r.db");
   auto o = options("segv", "2");  // the worker dies on its second request (every fresh worker)
