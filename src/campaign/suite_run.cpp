@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "campaign/shape_search.hpp"
+#include "compile/compiler.hpp"
 #include "campaign/suite_schedule.hpp"
 
 namespace kf {
@@ -62,8 +63,12 @@ std::vector<ShapeOutcome> run_suite(ShapeRun& run, const std::vector<Shape>& sha
 
   std::vector<SuiteShapeStart> starts;
   for (const auto& s : searches) starts.push_back(shape_start(run, *s));
-  const size_t slots = campaign_depth(run.workers.size(), run.o.compile_threads);
-  SuiteSchedule schedule(std::move(starts), slots);
+  // The pipeline is sized to the compile pool (every NVRTC thread busy), each shape held to the depth it
+  // would have searched with alone.
+  SuiteScheduleOptions options;
+  options.max_per_shape = campaign_depth(run.workers.size(), run.o.compile_threads);
+  const size_t slots = std::max(options.max_per_shape, 2 * run.workers.size() + run.pool.threads());
+  SuiteSchedule schedule(std::move(starts), slots, options);
   spdlog::info("suite of {} shapes searched at once: {} configs in flight, shared by expected gain", n, slots);
 
   size_t total = 0;

@@ -53,7 +53,7 @@ void SuiteSchedule::reallocate() {
   for (size_t slot = 0; slot < slots_; ++slot) {
     std::optional<size_t> pick;
     for (size_t i = 0; i < shapes_.size(); ++i) {
-      if (shapes_[i].finished) continue;
+      if (shapes_[i].finished || (options_.max_per_shape && q[i] >= options_.max_per_shape)) continue;
       if (!pick) {
         pick = i;
         continue;
@@ -62,7 +62,7 @@ void SuiteSchedule::reallocate() {
       // Ties (every shape under the floor holding as many slots) go to the shape with fewer evaluations.
       if (a > b || (a == b && shapes_[i].evaluated < shapes_[*pick].evaluated)) pick = i;
     }
-    if (!pick) break;  // every shape finished
+    if (!pick) break;  // every shape finished or at its cap
     ++q[*pick];
   }
   for (size_t i = 0; i < shapes_.size(); ++i) {

@@ -11,6 +11,8 @@
 //                     stopped improving still gets a share, more the fewer evaluations it had (UCB);
 //       baseline gap  gap_weight * min(1, best / best stored baseline - 1): a shape slower than the
 //                     library it should beat (cuDNN, cuBLAS) is worth more time.
+// A shape holds at most max_per_shape slots (the depth it would have searched alone, so a strategy such as
+// evo never proposes further ahead of its results than it would alone); slots left over stay unused.
 // A finished shape (its --evals, --plateau, or its space exhausted) holds none. Slots are reallocated after
 // every result; a shape's loop dispatches only while it holds more slots than it has in flight (SuiteQuota).
 #pragma once
@@ -31,6 +33,7 @@ struct SuiteScheduleOptions {
   size_t window = 10;         // evaluations over which the recent gain is measured
   double explore = 0.01;      // weight of the exploration bonus
   double gap_weight = 0.01;   // weight of the distance from the best stored baseline
+  size_t max_per_shape = 0;   // 0: no cap; else no shape holds more (a lone shape's own pipeline depth)
 };
 
 // What the store knew of a shape when the campaign (or its resume) started.

@@ -122,3 +122,13 @@ TEST(SuiteSchedule, TheLineShowsEachShapesState) {
   s.finished(1);
   EXPECT_EQ(s.line(), "#1 1 ev 12.5 us x3 | #2 done 0 ev");
 }
+
+TEST(SuiteSchedule, NoShapeHoldsMoreThanItsCap) {
+  SuiteScheduleOptions o;
+  o.max_per_shape = 2;
+  SuiteSchedule s(std::vector<SuiteShapeStart>(2), 10, o);
+  EXPECT_EQ(s.quota(0), 2u);
+  EXPECT_EQ(s.quota(1), 2u);
+  s.finished(0);
+  EXPECT_EQ(s.quota(1), 2u) << "the slots left over stay unused";
+}
