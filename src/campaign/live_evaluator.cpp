@@ -34,10 +34,10 @@ std::vector<std::unique_ptr<WorkerClient>> start_workers(const std::vector<std::
 LiveEvaluator::LiveEvaluator(std::vector<std::unique_ptr<WorkerClient>>& workers,
                              const std::vector<DeviceLimits>& devices, const JobContext& ctx, CompilePool& pool,
                              const std::string& arch, EvalTotals& totals,
-                             const std::vector<std::unique_ptr<std::mutex>>& worker_locks)
+                             const std::vector<std::unique_ptr<FairLock>>& worker_locks)
     : ctx_(ctx), pool_(pool), arch_(arch), totals_(totals) {
   for (size_t i = 0; i < workers.size(); ++i) {
-    std::mutex* lock = i < worker_locks.size() ? worker_locks[i].get() : nullptr;
+    FairLock* lock = i < worker_locks.size() ? worker_locks[i].get() : nullptr;
     threads_.emplace_back([this, &w = *workers[i], &d = devices[i], lock] { gpu_thread(w, d, lock); });
   }
 }
@@ -103,7 +103,7 @@ void LiveEvaluator::add_totals(const JobResult& r) {
   }
 }
 
-void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device, std::mutex* worker_lock) {
+void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device, FairLock* worker_lock) {
   JobContext ctx = ctx_;
   ctx.device = &device;
   for (;;) {
@@ -117,7 +117,7 @@ void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device,
     }
     JobResult r;
     try {
-      std::unique_lock<std::mutex> held;
+      std::unique_lock<FairLock> held;  // served in order: no shape starves another
       if (worker_lock) held = std::unique_lock(*worker_lock);
       r = evaluate_job(ctx, worker, std::move(job));
     } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "campaign/evaluate_job.hpp"
+#include "campaign/fair_lock.hpp"
 #include "campaign/search_loop.hpp"
 
 namespace kf {
@@ -35,7 +36,7 @@ class LiveEvaluator final : public LoopEvaluator {
   // none): held around each evaluation, for shapes whose evaluators share the workers (a suite searched at once).
   LiveEvaluator(std::vector<std::unique_ptr<WorkerClient>>& workers, const std::vector<DeviceLimits>& devices,
                 const JobContext& ctx, CompilePool& pool, const std::string& arch, EvalTotals& totals,
-                const std::vector<std::unique_ptr<std::mutex>>& worker_locks = {});
+                const std::vector<std::unique_ptr<FairLock>>& worker_locks = {});
   ~LiveEvaluator() override { close(); }
   LiveEvaluator(const LiveEvaluator&) = delete;
   LiveEvaluator& operator=(const LiveEvaluator&) = delete;
@@ -49,7 +50,7 @@ class LiveEvaluator final : public LoopEvaluator {
   void close();
 
  private:
-  void gpu_thread(WorkerClient& worker, const DeviceLimits& device, std::mutex* worker_lock);
+  void gpu_thread(WorkerClient& worker, const DeviceLimits& device, FairLock* worker_lock);
   void add_totals(const JobResult& r);
 
   const JobContext ctx_;

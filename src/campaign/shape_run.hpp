@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
+#include "campaign/fair_lock.hpp"
 #include "campaign/live_evaluator.hpp"
 
 namespace kf {
@@ -29,7 +30,7 @@ struct ShapeRun {
   EvalTotals& totals;
   std::chrono::steady_clock::time_point campaign_start;
   // One per worker when several shapes' evaluators share the workers (suite_run.cpp); empty otherwise.
-  std::vector<std::unique_ptr<std::mutex>> worker_locks = {};
+  std::vector<std::unique_ptr<FairLock>> worker_locks = {};
 };
 
 }  // namespace kf

@@ -55,7 +55,7 @@ SuiteShapeStart shape_start(ShapeRun& run, const ShapeSearch& s) {
 
 std::vector<ShapeOutcome> run_suite(ShapeRun& run, const std::vector<Shape>& shapes) {
   const size_t n = shapes.size();
-  for (size_t i = 0; i < run.workers.size(); ++i) run.worker_locks.push_back(std::make_unique<std::mutex>());
+  for (size_t i = 0; i < run.workers.size(); ++i) run.worker_locks.push_back(std::make_unique<FairLock>());
 
   // Reference kernels compile and strategies seed for all shapes at once.
   std::vector<std::unique_ptr<ShapeSearch>> searches(n);

@@ -2,8 +2,12 @@
 // gain, exploration and the distance from a baseline; finished shapes hold nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
+#include "campaign/fair_lock.hpp"
 #include "campaign/suite_schedule.hpp"
 
 using namespace kf;
@@ -131,4 +135,23 @@ TEST(SuiteSchedule, NoShapeHoldsMoreThanItsCap) {
   EXPECT_EQ(s.quota(1), 2u);
   s.finished(0);
   EXPECT_EQ(s.quota(1), 2u) << "the slots left over stay unused";
+}
+
+// A thread that releases the worker and asks again at once waits behind one that asked before it (with
+// std::mutex it took it straight back, and one shape's jobs kept the GPU for minutes).
+TEST(FairLock, AWaiterIsServedBeforeTheHolderRelocks) {
+  FairLock lock;
+  std::atomic<bool> waiter_had_it{false};
+  lock.lock();
+  std::thread waiter([&] {
+    lock.lock();
+    waiter_had_it = true;
+    lock.unlock();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the waiter holds its ticket
+  lock.unlock();
+  lock.lock();
+  EXPECT_TRUE(waiter_had_it.load());
+  lock.unlock();
+  waiter.join();
 }
