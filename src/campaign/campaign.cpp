@@ -52,20 +52,7 @@ ShapeOutcome run_shape(ShapeRun& run, const Shape& shape, size_t shape_index, si
 // agent finds work (a suite spreads over the agents). A shape that fails stops the others.
 std::vector<ShapeOutcome> run_shapes_side_by_side(ShapeRun& run, const std::vector<Shape>& shapes) {
   std::vector<ShapeOutcome> outcomes(shapes.size());
-  std::vector<std::string> failures(shapes.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < shapes.size(); ++i)
-    threads.emplace_back([&, i] {
-      try {
-        outcomes[i] = run_shape(run, shapes[i], i, shapes.size());
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-        g_stop_requested = true;
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (const auto& f : failures)
-    if (!f.empty()) throw std::runtime_error(f);
+  for_each_shape(shapes.size(), [&](size_t i) { outcomes[i] = run_shape(run, shapes[i], i, shapes.size()); });
   return outcomes;
 }
 

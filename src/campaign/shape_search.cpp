@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "campaign/finalists.hpp"
 #include "campaign/live_evaluator.hpp"
@@ -106,6 +107,25 @@ std::unique_ptr<ShapeSearch> prepare_shape_search(ShapeRun& run, const Shape& sh
 Progress shape_progress(const ShapeRun& run, const ShapeSearch& s) {
   return Progress("[" + std::to_string(s.index + 1) + "/" + std::to_string(s.count) + " " + to_string(s.shape) + "]",
                   progress_total(s.space, run.o, s.allowed, s.known.done_keys), run.o.quiet, run.campaign_start);
+}
+
+// Runs f(i) for every shape in its own thread; the first failure stops the others (as Ctrl-C would) and
+// is rethrown once all have ended.
+void for_each_shape(size_t n, const std::function<void(size_t)>& f) {
+  std::vector<std::string> failures(n);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        f(i);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+        g_stop_requested = true;
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& msg : failures)
+    if (!msg.empty()) throw std::runtime_error(msg);
 }
 
 LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, const SuiteSlot* slot) {

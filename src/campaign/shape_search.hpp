@@ -3,6 +3,7 @@
 // store knows, the strategy), search (the loop until its stop rule), conclude (finalists, sanitizer).
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,10 @@ struct SuiteSlot {
 // The search proper: the strategy's configs through the compile pool and the GPU threads until the
 // stop rule (budget, plateau, campaign time, Ctrl-C, exhaustion; with a slot, the suite's quota) ends it.
 LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, const SuiteSlot* slot = nullptr);
+
+// Runs f(i) for every shape in its own thread (shapes searched at once); the first failure stops the others
+// (as Ctrl-C would) and is rethrown once all have ended.
+void for_each_shape(size_t n, const std::function<void(size_t)>& f);
 
 // The shape's outcome; with a local GPU, its finalists re-measured and (with --sanitize) sanitized.
 ShapeOutcome conclude_shape(ShapeRun& run, const ShapeSearch& s, const LoopOutcome& loop);

@@ -19,25 +19,6 @@ namespace kf {
 
 namespace {
 
-// Runs f(i) for every shape in its own thread; the first failure stops the others (as Ctrl-C would) and
-// is rethrown once all have ended.
-void for_each_shape(size_t n, const std::function<void(size_t)>& f) {
-  std::vector<std::string> failures(n);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i)
-    threads.emplace_back([&, i] {
-      try {
-        f(i);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-        g_stop_requested = true;
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (const auto& msg : failures)
-    if (!msg.empty()) throw std::runtime_error(msg);
-}
-
 // What the schedule starts from: this campaign's evaluations (a resume), the best current time on this
 // device, and the fastest stored baseline.
 SuiteShapeStart shape_start(ShapeRun& run, const ShapeSearch& s) {
