@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "util/shell_quote.hpp"
+
 namespace kf {
 
 std::vector<Config> refresh_configs(const Store& store, const Family& family, const Shape& shape, size_t k) {
@@ -31,8 +33,14 @@ CampaignOptions refresh_options(const Store& store, const Family& family, const 
   return o;
 }
 
-std::string refresh_command(const Family& family, const Shape& shape) {
-  return "kforge refresh --family " + family.name + " --shape " + to_string(shape);
+std::string refresh_command(const Store& store, const Family& family, const Shape& shape) {
+  std::string cmd = "kforge --db " + shell_quote(store.path().string());  // a PostgreSQL password is masked
+  // A family found in ./search_spaces needs no --spec-dir; one found elsewhere does.
+  std::error_code ec;
+  const auto spec_dir = family.spec_path.parent_path();
+  if (!spec_dir.empty() && !std::filesystem::equivalent(spec_dir, "search_spaces", ec))
+    cmd += " --spec-dir " + shell_quote(spec_dir.string());
+  return cmd + " refresh --family " + shell_quote(family.name) + " --shape " + shell_quote(to_string(shape));
 }
 
 BestResult gated_winner(Store& store, const Family& family, const Shape& shape,
@@ -43,7 +51,7 @@ BestResult gated_winner(Store& store, const Family& family, const Shape& shape,
   if (!best->source_stale) {  // the same kernel, gated; only its time came from an older timing method
     spdlog::warn("{}: the stored winner was timed with an older timing method (its kernel is current and gated); "
                  "`{}` re-times it",
-                 to_string(shape), refresh_command(family, shape));
+                 to_string(shape), refresh_command(store, family, shape));
     return *best;
   }
   spdlog::info("{}: the stored winner was timed with an older kernel source; re-gating the top {} on this GPU",
@@ -53,13 +61,13 @@ BestResult gated_winner(Store& store, const Family& family, const Shape& shape,
   } catch (const std::exception& e) {
     throw std::runtime_error("the winner for " + to_string(shape) +
                              " was timed with an older kernel source and cannot be re-gated here (" + e.what() +
-                             "); run `" + refresh_command(family, shape) + "` on a GPU, then export again");
+                             "); run `" + refresh_command(store, family, shape) + "` on a GPU, then export again");
   }
   best = best_current(store, family, shape, device);
   if (!best || best->stale)
     throw std::runtime_error("no configuration of " + to_string(shape) +
                              " passed the gate with its current kernel among the refreshed top " + std::to_string(k) +
-                             "; run `" + refresh_command(family, shape) + " --top N` with a larger N or search again");
+                             "; run `" + refresh_command(store, family, shape) + " --top N` with a larger N or search again");
   return *best;
 }
 

@@ -54,11 +54,20 @@ void print_outcome(const CampaignOutcome& o) {
   }
 }
 
-void report_outcome(const CampaignOutcome& o, bool json) {
-  if (json)
-    print_json(outcome_json(o));
-  else
-    print_outcome(o);
+std::string resume_command(const Globals& g, int64_t campaign_id) {
+  return kforge_command(g) + " resume " + std::to_string(campaign_id);
+}
+
+void report_outcome(const CampaignOutcome& o, bool json, const Globals& g) {
+  const bool stopped = o.status == "stopped";
+  if (json) {
+    nlohmann::json j = outcome_json(o);
+    if (stopped) j["resume_command"] = resume_command(g, o.campaign_id);
+    print_json(j);
+    return;
+  }
+  print_outcome(o);
+  if (stopped) std::printf("\nresume with: %s\n", resume_command(g, o.campaign_id).c_str());
 }
 
 }  // namespace kf::cli

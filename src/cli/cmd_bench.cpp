@@ -1,6 +1,7 @@
 // kforge bench: several configs of one family timed side by side in one worker session (gated
 // first, then interleaved rounds), on one shape or on an experiment file's shapes.
 #include <cstdio>
+#include <optional>
 
 #include "campaign/current_results.hpp"
 #include "campaign/experiment.hpp"
@@ -22,10 +23,12 @@ struct BenchPlan {
   SideBySideOptions options;
 };
 
+// store: open when a config names the stored winner ("best"), else null.
 std::vector<Contender> contenders_for(const Family& f, const Shape& shape, const DeviceLimits& device,
-                                      const BenchPlan& plan, Store& store) {
+                                      const BenchPlan& plan, Store* store) {
   const auto stored_best = [&]() -> Config {
-    const auto b = best_current(store, f, shape, device_key(device));
+    if (!store) throw std::logic_error("bench: 'best' without a store");
+    const auto b = best_current(*store, f, shape, device_key(device));
     if (!b) throw std::runtime_error("'best' given, but there is no gated result for " + to_string(shape) +
                                      " on " + device.name);
     return complete_stored_config(f, b->record.config);
@@ -45,15 +48,23 @@ void run_plan(const Globals& g, const BenchPlan& plan, bool json) {
   check_defines(f, plan.defines);
   const std::vector<Shape> shapes = select_shapes(f, plan.shapes, plan.suite);
   // Bad config text fails here, before a worker starts ("best" stands in as the first default).
-  for (const auto& text : plan.configs) parse_user_variant(f, text, [&] { return parse_user_config(f, ""); });
-  Store store(g.db);
+  bool names_best = false;
+  for (const auto& text : plan.configs)
+    parse_user_variant(f, text, [&] {
+      names_best = true;
+      return parse_user_config(f, "");
+    });
+  // Only "best" reads the store, and bench writes nothing: an existing database, opened read-only
+  // (a mistyped --db is an error, not a new empty file), and none at all without "best".
+  std::optional<Store> store;
+  if (names_best) store.emplace(g.db, Store::Access::ReadOnly);
   WorkerClient worker({self_exe(), "worker", "--device", "0"},
                       side_by_side_timeout_s(plan.configs.size(), plan.options));
   const DeviceLimits device = worker.device();
   CubinCache cache(cache_dir(g));
   nlohmann::json all = nlohmann::json::array();
   for (size_t i = 0; i < shapes.size(); ++i) {
-    const auto contenders = contenders_for(f, shapes[i], device, plan, store);
+    const auto contenders = contenders_for(f, shapes[i], device, plan, store ? &*store : nullptr);
     const auto results = time_side_by_side(f, shapes[i], device, worker, cache, contenders, plan.options);
     const BenchReport report = bench_report(f, shapes[i], device.name, plan.options.rounds, contenders, results);
     if (json) {
@@ -81,8 +92,9 @@ void add_bench(CLI::App& app, Globals& g) {
   cmd->add_option("--shape", shape, "Shape, e.g. B=2,H=8,S=512,D=64,causal=0,dtype=f16");
   cmd->add_option("--config", configs,
                   "Config K=V,... (others from the family's first default), or best[,K=V,...] (the stored "
-                  "winner with overrides); ';NAME=V,...' adds defines to this config only (repeatable)");
-  cmd->add_option("--define", defines, "Extra #define NAME=V for every config (repeatable)");
+                  "winner with overrides); ';NAME=V,...' adds defines to this config only (repeatable)")
+      ->check(printable_text());
+  cmd->add_option("--define", defines, "Extra #define NAME=V for every config (repeatable)")->check(printable_text());
   cmd->add_option("--experiment", experiment, "Run an experiment file (experiments/*.json) instead");
   cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->check(whole_number(1, 1000))->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");

@@ -21,7 +21,7 @@ std::string ncu_commands(const Globals& g, const Family& f, const Shape& s, cons
   const std::string name = "kf_" + f.name + "_best";
   const Variant v = render_variant(f, complete_stored_config(f, best.config), s);
   const std::string arch = "sm_" + std::to_string(best.device.cc > 0 ? best.device.cc : 90) + v.arch_suffix;
-  return "kforge --db " + g.db + " export --family " + f.name + " --shape " + to_string(s) +
+  return kforge_command(g) + " export --family " + f.name + " --shape " + to_string(s) +
          " --out ncu_" + f.name + " --name " + name + "\n" + "cd ncu_" + f.name + " && " +
          exporter::build_command(name, arch, exporter::nvcc_flags(v.options)) + "\n" + exporter::ncu_command(name);
 }

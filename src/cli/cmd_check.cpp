@@ -21,8 +21,9 @@ struct CheckOptions {
 };
 
 void print_rows(const std::vector<SweepResult>& rows) {
-  std::printf("%-7s %-28s %14s %10s %8s %6s %6s %8s %9s %8s\n", "arch", "specialization", "space",
-              "valid", "checked", "ok", "failed", "spilling", "registers", "wall s");
+  // "checked", "ok" and "failed" count configs; the reference has its own column.
+  std::printf("%-7s %-28s %14s %10s %8s %6s %6s %8s %9s %9s %8s\n", "arch", "specialization", "space",
+              "valid", "checked", "ok", "failed", "spilling", "registers", "reference", "wall s");
   for (const auto& r : rows) {
     const std::string regs = std::to_string(r.min_registers) + "-" + std::to_string(r.max_registers);
     char valid_text[32];
@@ -30,8 +31,9 @@ void print_rows(const std::vector<SweepResult>& rows) {
       std::snprintf(valid_text, sizeof valid_text, "%.0f", r.valid_configs);
     else
       std::snprintf(valid_text, sizeof valid_text, "~%.3g", r.valid_configs);
-    std::printf("%-7s %-28s %14zu %10s %8zu %6zu %6zu %8zu %9s %8.1f\n", r.arch.c_str(), r.specialization.c_str(),
-                r.space, valid_text, r.checked, r.compiled_ok, r.failed, r.spilling, regs.c_str(), r.wall_s);
+    std::printf("%-7s %-28s %14zu %10s %8zu %6zu %6zu %8zu %9s %9s %8.1f\n", r.arch.c_str(),
+                r.specialization.c_str(), r.space, valid_text, r.checked, r.compiled_ok, r.failed, r.spilling,
+                r.compiled_ok ? regs.c_str() : "-", r.reference_ok ? "ok" : "failed", r.wall_s);
     std::fputs(r.errors.format().c_str(), stdout);
   }
 }
@@ -45,11 +47,13 @@ void run_check(const Globals& g, const CheckOptions& o) {
   CompilePool pool(jobs, cache.get());
   std::vector<SweepResult> rows;
   size_t failures = 0;
+  bool reference_failed = false;
   std::vector<std::string> problems;  // empty spaces and expressions that fail to evaluate
   for (const auto& arch : o.archs)
     for (const auto& shape : shapes) {
       rows.push_back(sweep_space(f, shape, arch, o.sweep, pool, jobs));
       failures += rows.back().failed;
+      if (!rows.back().reference_ok) reference_failed = true;
       for (auto& p : spec_problems(rows.back(), shape)) problems.push_back(std::move(p));
     }
   if (o.json) {
@@ -62,6 +66,10 @@ void run_check(const Globals& g, const CheckOptions& o) {
   if (!problems.empty())
     throw std::runtime_error(f.name + ": " + problems.front() +
                              (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
+  if (reference_failed && failures)
+    throw std::runtime_error("the reference kernel and " + std::to_string(failures) + " config(s) of " + f.name +
+                             " failed to compile");
+  if (reference_failed) throw std::runtime_error("the reference kernel of " + f.name + " failed to compile");
   if (failures)
     throw std::runtime_error(std::to_string(failures) + " config(s) of " + f.name + " failed to compile");
 }
@@ -75,7 +83,8 @@ void add_check(CLI::App& app, Globals& g) {
   cmd->add_option("--family", o.family, "Family name (see `kforge list`)")->required();
   add_shape_options(cmd, o.shapes, o.suite);
   cmd->add_option("--arch", o.archs, "Target architecture(s), e.g. sm_90 sm_89")
-      ->default_val(std::vector<std::string>{"sm_90"});
+      ->default_val(std::vector<std::string>{"sm_90"})
+      ->check(known_arch());
   cmd->add_option("--sample", o.sweep.sample,
                   "Check a seeded random sample of N configs per arch, drawn without listing the space")
       ->check(whole_number(1));

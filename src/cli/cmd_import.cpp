@@ -8,6 +8,7 @@
 #include "importers/import.hpp"
 #include "importers/store_import.hpp"
 #include "importers/t1.hpp"
+#include "util/shell_quote.hpp"
 
 namespace kf::cli {
 
@@ -32,7 +33,7 @@ void summarise(const RecordedSpace& space, const ImportArgs& a) {
   if (const auto* best = space.optimum())
     std::printf("optimum %s us: %s\n", fmt_us(*best->time_us).c_str(),
                 to_string(best->config).c_str());
-  std::printf("replay strategies on it with: kforge replay --import %s\n", a.file.c_str());
+  std::printf("replay strategies on it with: kforge replay --import %s\n", shell_quote(a.file).c_str());
 }
 
 void store_space(const Globals& g, const RecordedSpace& space, const ImportArgs& a) {
@@ -49,8 +50,10 @@ void store_space(const Globals& g, const RecordedSpace& space, const ImportArgs&
               f.name.c_str(), to_string(s).c_str(), device.c_str(), g.db.c_str(), summary.already_stored);
   // Another tool's times: kforge's gate never ran these kernels, so they are data, never a winner.
   std::printf("imported records seed campaigns and replay (never best or export: kforge's gate never ran them); "
-              "replay them with: kforge replay --family %s --shape %s --device '%s'\n",
-              f.name.c_str(), to_string(s).c_str(), device.c_str());
+              "replay them with: %s replay --family %s --shape %s --device %s
+",
+              kforge_command(g).c_str(), shell_quote(f.name).c_str(), shell_quote(to_string(s)).c_str(),
+              shell_quote(device).c_str());
 }
 
 void write_t1_draft(const ImportArgs& a) {

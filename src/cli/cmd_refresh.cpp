@@ -23,11 +23,11 @@ void add_refresh(CLI::App& app, Globals& g) {
   set_action(cmd, [&g] {
     const Family f = load_family(g, family);
     const auto selected = select_shapes(f, shapes, suite);
-    Store store(g.db);
+    Store store(g.db, Store::Access::ReadWriteExisting);  // refreshes stored results: none in a new file
     const CampaignOptions o = refresh_options(store, f, selected, top, base_campaign_options(g));
     install_stop_handler();
     const auto outcome = run_campaign(store, f, selected, o);
-    report_outcome(outcome, json);
+    report_outcome(outcome, json, g);
   });
 }
 

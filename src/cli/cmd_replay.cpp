@@ -12,6 +12,7 @@
 #include "replay/report.hpp"
 #include "replay/stored_space.hpp"
 #include "campaign/campaign.hpp"
+#include "strategy/strategy.hpp"
 #include "util/progress_line.hpp"
 
 namespace kf::cli {
@@ -57,7 +58,6 @@ RecordedSpace recorded_space(const Globals& g, const ReplayArgs& a, std::optiona
 }
 
 void run_replay(const Globals& g, const ReplayArgs& a) {
-  if (a.o.depth == 0) throw std::runtime_error("--depth must be at least 1");
   if (a.import_file.empty() == a.family.empty())
     throw std::runtime_error("give either --family and --shape, or --import FILE");
   if (!a.seed_from.empty() && a.family.empty()) throw std::runtime_error("--seed-from needs --family");
@@ -110,7 +110,9 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--shape", a.shape, "Shape of the stored (exhaustive) campaign");
   cmd->add_option("--device", a.device, "Device name (default: the one with most evaluations)");
   cmd->add_option("--import", a.import_file, "A Kernel Tuner cache or T4 file instead of the store");
-  cmd->add_option("--strategies", a.strategies, "Comma-separated strategies")->capture_default_str();
+  cmd->add_option("--strategies", a.strategies, "Comma-separated strategies")
+      ->check(list_of(strategy_names()))
+      ->capture_default_str();
   cmd->add_option("--seeds", a.o.seeds, "Runs per strategy")
       ->check(whole_number(1, 100000))
       ->capture_default_str();
@@ -120,9 +122,12 @@ void add_replay(CLI::App& app, Globals& g) {
   cmd->add_option("--seed-from", a.seed_from,
                   "Also replay each strategy seeded with the 8 best stored configs of this other shape "
                   "(as a campaign on a new shape is), reported as <strategy>+seeded");
+  // Checked on the text: size_t options would take "-1" as 2^64-1.
   cmd->add_option("--depth", a.o.depth,
-                  "Configs in flight, as in a campaign's pipeline (default: a campaign's on one GPU)");
-  cmd->add_option("--plateau", a.o.plateau, "Stop a run after this many evaluations without a new best (0: off)");
+                  "Configs in flight, as in a campaign's pipeline (default: a campaign's on one GPU)")
+      ->check(whole_number(1, 100000));
+  cmd->add_option("--plateau", a.o.plateau, "Stop a run after this many evaluations without a new best (0: off)")
+      ->check(whole_number(0));
   cmd->add_option("--options", a.options,
                   "Strategy options as JSON, by strategy: '{\"evo\": {\"screen\": 1}}' (docs: src/strategy/*.cpp)");
   cmd->add_flag("--json", a.json, "Machine-readable output");

@@ -15,7 +15,7 @@ namespace {
 // spec order) so the written space is no larger than what was measured.
 ResultTable stored_table(const Globals& g, const Family& f, const Shape& shape,
                          const std::string& device_name, std::optional<int64_t> campaign) {
-  Store store(g.db);
+  Store store(g.db, Store::Access::ReadOnly);  // reads only: works on a read-only file, never creates one
   std::map<std::string, std::vector<EvaluationRecord>> by_device;
   for (auto& e : store.evaluations(f.name, shape, std::nullopt, campaign))
     if (e.status != Status::Interrupted) by_device[e.device.name].push_back(std::move(e));
@@ -66,16 +66,14 @@ void add_results(CLI::App& app, Globals& g) {
       "results", "Write a shape's recorded results as a Kernel Tuner cache or T4 file");
   static std::string family, shape, device, format, out;
   static int64_t campaign = 0;
-  cmd->add_option("--format", format, "kernel-tuner-cache or t4")->required();
+  cmd->add_option("--format", format, "kernel-tuner-cache or t4")->required()->check(one_of({"kernel-tuner-cache", "t4"}));
   cmd->add_option("--family", family, "Family name")->required();
   cmd->add_option("--shape", shape, "The shape, e.g. M=4096,N=4096,K=4096,dtype=f16")->required();
-  cmd->add_option("--campaign", campaign, "Only this campaign's results (default: every campaign)");
+  cmd->add_option("--campaign", campaign, "Only this campaign's results (default: every campaign)")
+      ->check(whole_number(1));
   cmd->add_option("--device", device, "Device name (default: the one with most results)");
   cmd->add_option("--out", out, "Output file")->required();
   set_action(cmd, [&g] {
-    if (format != "kernel-tuner-cache" && format != "t4")
-      throw std::runtime_error("unknown --format '" + format + "' (kernel-tuner-cache or t4)");
-    if (campaign < 0) throw std::runtime_error("--campaign must be a campaign id (see kforge show)");
     const Family f = load_family(g, family);
     const Shape s = parse_shape(f, shape);
     const ResultTable t = stored_table(g, f, s, device, campaign ? std::optional(campaign) : std::nullopt);

@@ -72,6 +72,7 @@ void add_search(CLI::App& app, Globals& g) {
   cmd->add_option("--family", family, "Family name (see `kforge list`)")->required();
   add_shape_options(cmd, shapes, suite);
   cmd->add_option("--strategy", o.strategy, "exhaustive | random | evo | anneal")
+      ->check(one_of(strategy_names()))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of the strategy and the inputs")
       ->check(whole_number(0))
@@ -97,10 +98,11 @@ void add_search(CLI::App& app, Globals& g) {
       ->check(CLI::IsMember({"interleave", "sequential"}))
       ->capture_default_str();
   static std::string fixed;
-  cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)");
+  cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)")
+      ->check(printable_text());
   cmd->add_option("--seeding", o.seeding,
                   "First configs from: store (stored results, then defaults) | defaults | none")
-      ->check(CLI::IsMember({"store", "defaults", "none"}))
+      ->check(one_of({"store", "defaults", "none"}))
       ->capture_default_str();
   cmd->add_flag("--cold-l2", cold_l2, "Also time plain launches with L2 flushed before each");
   cmd->add_flag("--sanitize", o.sanitize,
@@ -133,7 +135,7 @@ void add_search(CLI::App& app, Globals& g) {
       opts.quiet = true;  // shapes search side by side: one progress line each would interleave
     }
     const auto outcome = run_campaign(store, f, selected, opts);
-    report_outcome(outcome, json);
+    report_outcome(outcome, json, g);
   });
 }
 
@@ -148,7 +150,7 @@ void add_resume(CLI::App& app, Globals& g) {
       ->check(duration());
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
-    Store store(g.db);
+    Store store(g.db, Store::Access::ReadWriteExisting);  // a mistyped --db holds no campaign to resume
     const auto rec = store.campaign(id);
     if (!rec) throw std::runtime_error("no campaign " + std::to_string(id) + " in " + g.db);
     const Family f = load_family(g, rec->family);
@@ -156,7 +158,7 @@ void add_resume(CLI::App& app, Globals& g) {
     CampaignOptions overrides = base_campaign_options(g);
     if (!time_budget.empty()) overrides.budget.time_s = parse_duration(time_budget);
     const auto outcome = resume_campaign(store, f, id, overrides);
-    report_outcome(outcome, json);
+    report_outcome(outcome, json, g);
   });
 }
 

@@ -1,9 +1,11 @@
 #include "cli/common.hpp"
 #include "store/sql.hpp"
+#include "util/shell_quote.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace kf::cli {
 
@@ -48,6 +51,8 @@ int run_selected(CLI::App& app) {
     } catch (const UsageError& e) {
       // A value the option validators could not judge alone (a duration, a --gpus list).
       return usage_error(e.what());
+    } catch (const ReportedFailure&) {
+      return kExitFailure;
     } catch (const std::exception& e) {
       print_error_line(e.what());
       return kExitFailure;
@@ -55,6 +60,13 @@ int run_selected(CLI::App& app) {
   }
   std::fputs(chosen->help().c_str(), stderr);
   return 2;
+}
+
+std::string kforge_command(const Globals& g) {
+  const std::string db = sql::is_postgres_url(g.db) ? sql::redact_url(g.db) : g.db;
+  std::string cmd = "kforge --db " + shell_quote(db);
+  if (!g.spec_dir.empty()) cmd += " --spec-dir " + shell_quote(g.spec_dir);
+  return cmd;
 }
 
 std::filesystem::path data_dir() {
@@ -196,6 +208,89 @@ CLI::Validator positive_seconds() {
         return "";
       },
       "seconds > 0");
+}
+
+namespace {
+// The text with each control character written as \n, \t or \xNN: one line, whatever it holds.
+std::string escape_controls(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+}  // namespace
+
+CLI::Validator printable_text() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        for (char c : text) {
+          const auto u = static_cast<unsigned char>(c);
+          if (u < 0x20 || u == 0x7f)
+            return "control character in '" + escape_controls(text) + "' (one line expected)";
+        }
+        return "";
+      },
+      "TEXT");
+}
+
+CLI::Validator one_of(std::vector<std::string> words) {
+  const std::string accepted = join_words(words);
+  return CLI::Validator(
+      [words = std::move(words), accepted](std::string& text) -> std::string {
+        for (const auto& w : words)
+          if (text == w) return "";
+        return "expected one of " + accepted + "; got '" + escape_controls(text) + "'";
+      },
+      accepted);
+}
+
+CLI::Validator list_of(std::vector<std::string> words) {
+  const std::string accepted = join_words(words);
+  return CLI::Validator(
+      [words = std::move(words), accepted](std::string& text) -> std::string {
+        std::stringstream items(text);
+        size_t count = 0;
+        for (std::string item; std::getline(items, item, ',');) {
+          if (item.empty()) continue;
+          ++count;
+          if (std::find(words.begin(), words.end(), item) == words.end())
+            return "unknown '" + escape_controls(item) + "' (expected a comma-separated list of " + accepted + ")";
+        }
+        if (count == 0) return "expected a comma-separated list of " + accepted + ", got '" + escape_controls(text) + "'";
+        return "";
+      },
+      "LIST");
+}
+
+CLI::Validator known_arch() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          (void)DeviceLimits::for_arch(text);
+          return "";
+        } catch (const std::exception& e) {
+          return escape_controls(e.what());
+        }
+      },
+      "ARCH");
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }

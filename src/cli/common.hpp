@@ -38,6 +38,16 @@ constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 // Prints "kforge: <message>" (its first line) on stderr; returns kExitUsage.
 int usage_error(const std::string& message);
+// Thrown by an action that has already printed its errors (one line each): exit code 1, and
+// nothing more is printed.
+struct ReportedFailure : std::runtime_error {
+  ReportedFailure() : std::runtime_error("failure already reported") {}
+};
+
+// "kforge --db <db> [--spec-dir <dir>]", each word shell-quoted (a PostgreSQL password masked):
+// the start of every command kforge prints as a hint, so the hint reaches the same database and
+// specs when pasted into a shell.
+std::string kforge_command(const Globals& g);
 
 // The folder holding search_spaces/ and kernel_templates/ found from the binary's own place
 // (installed: ../share/kforge; build tree: the file kforge-data-dir.txt beside it); empty if none.
@@ -64,6 +74,14 @@ CLI::Validator whole_number(int64_t min, int64_t max = int64_t{1} << 40);
 CLI::Validator positive_seconds();
 // A duration parse_duration accepts.
 CLI::Validator duration();
+// Text without control characters (a newline in --define would split the error line).
+CLI::Validator printable_text();
+// One of the given words: "expected one of a, b; got 'x'".
+CLI::Validator one_of(std::vector<std::string> words);
+// A comma-separated list of such words (replay --strategies).
+CLI::Validator list_of(std::vector<std::string> words);
+// A target architecture DeviceLimits::for_arch knows (sm_90, sm_90a, ...).
+CLI::Validator known_arch();
 // Upper bound of thread-count options (--compile-jobs, -j).
 constexpr int64_t kMaxThreads = 1024;
 void print_json(const nlohmann::json& j);

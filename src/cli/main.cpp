@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/common.hpp"
+#include "cli/unknown_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace kf::cli;
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A bad command line: one line, exit code 2 (README, "Using it"), like other tools'
     // usage errors; CLI11's own exit codes (1xx) and second line are not part of the promise.
+    // A mistyped command reads to CLI11 as a stray word ("A subcommand is required"): name it.
+    if (app.get_subcommands().empty())
+      if (auto unknown = unknown_command(app, std::vector<std::string>(argv + 1, argv + argc)))
+        return usage_error(*unknown);
     return usage_error(e.what());
   }
   // Logs go to stderr so that --json output on stdout stays clean.

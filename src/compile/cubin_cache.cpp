@@ -21,7 +21,9 @@ namespace kf {
 
 namespace {
 
-constexpr int kFormat = 2;  // bump when the metadata layout changes: old entries become misses
+// Bump when the metadata layout or the seal changes: old entries become misses. (3: the seal
+// covers the info.)
+constexpr int kFormat = 3;
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
@@ -89,11 +91,15 @@ KernelInfo info_from_json(const nlohmann::json& j) {
   return i;
 }
 
-// Binds the cubin's bytes (or a failure's log) to the key it is stored under.
+// Binds the cubin's bytes (or a failure's log) and the resource info stored beside them to the
+// key they are stored under: the registers, shared memory and spills decide which configs are
+// launchable and are recorded with every evaluation, so an edited info must not be trusted.
+// The info is sealed in its canonical JSON form (info_json), as put writes it and lookup reads it.
 std::string seal(const std::string& hash, const std::string& arch, const std::string& entry,
-                 bool ok, const std::string& log, const std::string& cubin_bytes) {
+                 bool ok, const std::string& log, const KernelInfo& info, const std::string& cubin_bytes) {
   return content_hash("kforge-cubin-cache-seal\n" + hash + "\n" + arch + "\n" + entry + "\n" +
-                      nvrtc_version() + "\n" + (ok ? "ok\n" : "failed\n") + log + "\n" + cubin_bytes);
+                      nvrtc_version() + "\n" + (ok ? "ok\n" : "failed\n") + info_json(info).dump() + "\n" +
+                      log + "\n" + cubin_bytes);
 }
 
 }  // namespace
@@ -130,10 +136,10 @@ std::optional<CompiledKernel> CubinCache::lookup(const std::string& hash, const 
       k.cubin_path = dir_ / (stem + ".cubin");
       const auto cubin = read_file(k.cubin_path);
       if (!cubin || cubin->size() != j.at("cubin_size").get<size_t>() ||
-          j.at("seal").get<std::string>() != seal(hash, arch, entry, true, k.log, *cubin) ||
+          j.at("seal").get<std::string>() != seal(hash, arch, entry, true, k.log, k.info, *cubin) ||
           !parse_cubin_resources(*cubin, entry))
         return std::nullopt;
-    } else if (j.at("seal").get<std::string>() != seal(hash, arch, entry, false, k.log, "")) {
+    } else if (j.at("seal").get<std::string>() != seal(hash, arch, entry, false, k.log, k.info, "")) {
       return std::nullopt;
     }
     return k;
@@ -150,16 +156,17 @@ CompiledKernel CubinCache::put(CompiledKernel k, const std::string& cubin_bytes)
                       {"entry", k.entry},  {"ok", k.ok},      {"log", k.log},
                       {"info", info_json(k.info)}, {"nvrtc", nvrtc_version()}};
   // The log is sealed as it will be read back (invalid UTF-8 is replaced when written).
-  const std::string log_as_stored = nlohmann::json::parse(j.dump(-1, ' ', false,
-      nlohmann::json::error_handler_t::replace)).at("log").get<std::string>();
+  const auto as_stored = nlohmann::json::parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  const std::string log_as_stored = as_stored.at("log").get<std::string>();
+  const KernelInfo info_as_stored = info_from_json(as_stored.at("info"));  // (a double read back is the same double)
   if (k.ok) {
     k.cubin_path = dir_ / (stem + ".cubin");
     write_atomic(k.cubin_path, cubin_bytes);
     j["cubin_size"] = cubin_bytes.size();
-    j["seal"] = seal(k.hash, k.arch, k.entry, true, log_as_stored, cubin_bytes);
+    j["seal"] = seal(k.hash, k.arch, k.entry, true, log_as_stored, info_as_stored, cubin_bytes);
   } else {
     k.cubin_path.clear();
-    j["seal"] = seal(k.hash, k.arch, k.entry, false, log_as_stored, "");
+    j["seal"] = seal(k.hash, k.arch, k.entry, false, log_as_stored, info_as_stored, "");
   }
   // Invalid UTF-8 in a log must not make the entry unwritable.
   write_atomic(dir_ / (stem + ".json"),

@@ -109,7 +109,7 @@ size_t compile_configs(const Family& f, const Shape& shape, const std::string& a
     if (window.empty()) break;
     tally.add(window.front().second.get(), window.front().first);
     window.pop_front();
-    progress.update(tally.checked - 1);
+    progress.update(tally.checked);
   }
   return walked;
 }
@@ -119,7 +119,7 @@ size_t compile_configs(const Family& f, const Shape& shape, const std::string& a
 nlohmann::json to_json(const SweepResult& r) {
   return {{"arch", r.arch}, {"specialization", r.specialization}, {"valid_configs", r.valid_configs},
           {"valid_exact", r.valid_exact}, {"space", r.space}, {"checked", r.checked},
-          {"compiled_ok", r.compiled_ok}, {"failed", r.failed}, {"cached", r.cached},
+          {"compiled_ok", r.compiled_ok}, {"failed", r.failed}, {"reference_ok", r.reference_ok}, {"cached", r.cached},
           {"spilling", r.spilling}, {"registers", {r.min_registers, r.max_registers}},
           {"compile_cpu_s", r.compile_cpu_s}, {"wall_s", r.wall_s}, {"errors", r.errors.to_json()},
           {"distinct_errors", r.errors.groups()}, {"walked", r.walked},
@@ -147,23 +147,26 @@ SweepResult sweep_space(const Family& f, const Shape& shape, const std::string& 
   ProgressLine progress(label, "compiled", expected, !o.sample && !r.valid_exact, o.quiet);
   const auto t0 = std::chrono::steady_clock::now();
   Tally tally;
-  tally.add(pool.submit(render_reference(f, shape), arch).get(), "reference");
+  // The reference is compiled like a config but counted apart: "6 ok of 5" read as nonsense.
+  const CompiledKernel reference = pool.submit(render_reference(f, shape), arch).get();
+  r.reference_ok = reference.ok;
+  if (!reference.ok) tally.errors.add("reference", reference.log);
   ExpressionNotes expr;
   expr.note("reference", reference_expression_failure(f, shape, DeviceLimits::for_arch(arch)));
   ConfigSource source(space, o.sample, o.seed);
   r.walked = compile_configs(f, shape, arch, source, pool, o.window * jobs, tally, expr, progress);
-  progress.finish(tally.checked - 1);
+  progress.finish(tally.checked);
   if (!o.sample) {  // the walk saw every valid config
     r.valid_configs = static_cast<double>(r.walked);
     r.valid_exact = true;
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.checked = tally.checked - 1;
+  r.checked = tally.checked;
   r.compiled_ok = tally.ok;
   r.failed = tally.checked - tally.ok;
   r.cached = tally.cached;
   r.spilling = tally.spilling;
-  r.min_registers = tally.min_regs;
+  r.min_registers = tally.ok ? tally.min_regs : 0;
   r.max_registers = tally.max_regs;
   r.compile_cpu_s = tally.compile_ms / 1000.0;
   r.errors = std::move(tally.errors);

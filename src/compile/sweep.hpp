@@ -23,13 +23,15 @@ struct SweepOptions {
   size_t window = 4;   // compiles in flight per compile thread (memory stays bounded)
 };
 
-// One (shape, arch) of a sweep. "checked" counts configs, the reference apart.
+// One (shape, arch) of a sweep. The config counts (checked, compiled_ok, failed, cached,
+// spilling, registers) are of the configs only; the reference kernel is reported apart.
 struct SweepResult {
   std::string arch, specialization;
   double valid_configs = 0;  // exact when valid_exact, else Knuth's estimate
   bool valid_exact = false;
   size_t space = 0;  // the product of the domains
   size_t checked = 0, compiled_ok = 0, failed = 0, cached = 0, spilling = 0, walked = 0;
+  bool reference_ok = false;  // the reference compiled (its error, if any, is among `errors`)
   int min_registers = 0, max_registers = 0;
   double compile_cpu_s = 0, wall_s = 0;
   CompileErrorGroups errors;  // each distinct compile error once, with how many configs it hit

@@ -168,9 +168,34 @@ CREATE INDEX sanitizer_runs_kernel ON sanitizer_runs (family_id, variant_hash);
 )sql";
 
 struct Migration {
-  int version;      // the schema version after this step
-  const char* sql;  // run inside the migration's transaction
+  int version;                        // the schema version after this step
+  const char* sql;                    // run inside the migration's transaction (null: none)
+  void (*apply)(sql::Db&) = nullptr;  // then this, in the same transaction (null: none)
 };
+
+std::string for_dialect(const char* ddl, sql::Dialect dialect);
+
+bool has_column(sql::Db& db, const std::string& table, const std::string& column) {
+  if (db.dialect() == sql::Dialect::Sqlite) {
+    sql::Stmt q(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+    q.bind(1, table).bind(2, column);
+    return q.step();
+  }
+  sql::Stmt q(db, "SELECT 1 FROM information_schema.columns "
+                  "WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?");
+  q.bind(1, table).bind(2, column);
+  return q.step();
+}
+
+// ALTER TABLE ... ADD COLUMN, unless the column is there already: a file whose column was added
+// but whose version was not bumped (an older build's interrupted step, a copy restored between
+// the two, a second process migrating the same file) must migrate, not fail with "duplicate
+// column name". decl is in SQLite's types; for_dialect translates it.
+void add_column_if_missing(sql::Db& db, const std::string& table, const std::string& column, const std::string& decl) {
+  if (has_column(db, table, column)) return;
+  const std::string ddl = "ALTER TABLE " + table + " ADD COLUMN " + column + " " + decl;
+  db.exec(for_dialect(ddl.c_str(), db.dialect()));
+}
 
 // Version 3: a baseline record is stored once (kforge baseline import is idempotent).
 // Identical rows imported before are merged first, the oldest kept.
@@ -183,26 +208,28 @@ CREATE UNIQUE INDEX baselines_record
 )sql";
 
 // Version 4: the timing method of each timed evaluation (kTimingMethod); NULL in older rows reads as 1.
-constexpr const char* kSchemaV4 = R"sql(
-ALTER TABLE evaluations ADD COLUMN timing_method INTEGER;
-)sql";
+void schema_v4(sql::Db& db) { add_column_if_missing(db, "evaluations", "timing_method", "INTEGER"); }
 
 // Version 5: where each evaluation comes from ('kforge': its status is kforge's own verdict, an ok one the gate's
 // pass; 'imported': another tool's measurement, which no gate ran). Rows stored before were imported exactly
 // when `import --store` wrote them, on its device key (cc 0, driver 'imported': store.hpp imported_device).
-constexpr const char* kSchemaV5 = R"sql(
-ALTER TABLE evaluations ADD COLUMN provenance TEXT NOT NULL DEFAULT 'kforge';
+// The backfill sets the same rows again when the step is re-run, so it needs no guard.
+void schema_v5(sql::Db& db) {
+  add_column_if_missing(db, "evaluations", "provenance", "TEXT NOT NULL DEFAULT 'kforge'");
+  db.exec(for_dialect(R"sql(
 UPDATE evaluations SET provenance = 'imported'
   WHERE device_id IN (SELECT id FROM devices WHERE cc = 0 AND driver = 'imported');
-)sql";
+)sql", db.dialect()));
+}
 
-// Append only: a released step is never edited, a change is a new step.
+// Append only: what a released step does is never changed (guarding it against a re-run is not a
+// change), a change is a new step.
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
     {3, kSchemaV3},
-    {4, kSchemaV4},
-    {5, kSchemaV5},
+    {4, nullptr, schema_v4},
+    {5, nullptr, schema_v5},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they
@@ -305,7 +332,8 @@ void migrate(sql::Db& db) {
   if (from == current_version()) return;  // rolled back: nothing was written
   for (const auto& m : kMigrations) {
     if (m.version <= from) continue;
-    db.exec(for_dialect(m.sql, db.dialect()));
+    if (m.sql) db.exec(for_dialect(m.sql, db.dialect()));
+    if (m.apply) m.apply(db);
     if (m.version == 1) {
       set_meta(db, "created_by", "kforge");
       set_meta(db, "created_at", now_utc());

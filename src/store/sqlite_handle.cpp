@@ -49,11 +49,11 @@ void Db::open(const std::string& filename, int flags) {
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Db::Db(const std::string& filename, std::string label, sql::Access access)
+Db::Db(const std::string& filename, std::string label, sql::Access access, bool create)
     : sql::Db(std::move(label), access) {
   // NOMUTEX: the Store serialises its own calls; FULLMUTEX would only add a second lock.
   if (access == sql::Access::ReadWrite) {
-    open(filename, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    open(filename, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX);
     return;
   }
   open(filename, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);

@@ -10,9 +10,10 @@ namespace kf::sqlite {
 
 class Db final : public sql::Db {
  public:
-  // ReadWrite opens (or creates) a database file; ReadOnly opens an existing one and never
-  // writes to it (nor creates it). label prefixes every error message.
-  Db(const std::string& filename, std::string label, sql::Access access = sql::Access::ReadWrite);
+  // ReadWrite opens (or, with create, creates) a database file; ReadOnly opens an existing one
+  // and never writes to it (nor creates it). label prefixes every error message.
+  Db(const std::string& filename, std::string label, sql::Access access = sql::Access::ReadWrite,
+     bool create = true);
   ~Db() override;
 
   sql::Dialect dialect() const override { return sql::Dialect::Sqlite; }

@@ -126,9 +126,11 @@ class Store {
   // ReadWrite: opens or creates the database (checks it with quick_check, applies
   // migrations). ReadOnly (show, best, export, replay, ...): opens an existing database
   // without writing to it, also when the file or its folder is read-only; a path that does
-  // not exist is an error, not a new empty database. Throws StoreError if the file is missing,
-  // not a kforge database or corrupt, with a one-line message naming the file.
-  enum class Access { ReadWrite, ReadOnly };
+  // not exist is an error, not a new empty database. ReadWriteExisting (resume, refresh): like
+  // ReadWrite, but for a database that exists already (a missing file is an error, as for
+  // ReadOnly). Throws StoreError if the file is missing, not a kforge database or corrupt, with a
+  // one-line message naming the file.
+  enum class Access { ReadWrite, ReadOnly, ReadWriteExisting };
   // A location that starts with postgresql:// or postgres:// is a PostgreSQL database (a
   // ReadOnly session there runs read-only transactions); anything else is a file.
   explicit Store(const std::filesystem::path& path, Access access = Access::ReadWrite);

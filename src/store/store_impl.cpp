@@ -42,15 +42,16 @@ Provenance Store::Impl::parse_provenance(const std::string& text) const {
 }
 
 namespace {
-// A read command must not create a database for a mistyped --db.
+// Only a command that writes new results may create a database: the others must not leave an
+// empty one behind a mistyped --db.
 std::unique_ptr<sql::Db> connect(const std::filesystem::path& p, Store::Access access) {
   const auto a = access == Store::Access::ReadOnly ? sql::Access::ReadOnly : sql::Access::ReadWrite;
   const std::string location = p.string();
   if (sql::is_postgres_url(location)) return sql::open_postgres(location, a);
+  const bool may_create = access == Store::Access::ReadWrite;
   std::error_code ec;
-  if (access == Store::Access::ReadOnly && !std::filesystem::exists(p, ec))
-    throw StoreError(location + ": no such database (check --db)");
-  return std::make_unique<sqlite::Db>(location, location, a);
+  if (!may_create && !std::filesystem::exists(p, ec)) throw StoreError(location + ": no such database (check --db)");
+  return std::make_unique<sqlite::Db>(location, location, a, may_create);
 }
 }  // namespace
 

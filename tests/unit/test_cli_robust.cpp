@@ -66,7 +66,7 @@ std::vector<BadOption> bad_options() {
   for (const char* s : {"-1", "nan", "inf", "0", "abc"}) v.push_back({with(search, {"--timeout", s}), "--timeout"});
   v.push_back({with(search, {"--no-such-option"}), "--no-such-option"});
   v.push_back({{"check"}, "--family"});
-  v.push_back({{"no-such-command"}, "subcommand"});
+  v.push_back({{"no-such-command"}, "unknown command 'no-such-command'"});
   return v;
 }
 

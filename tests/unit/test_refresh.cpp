@@ -107,7 +107,11 @@ TEST_F(RefreshFixture, ExportRefusesAStaleWinnerWithoutAGpu) {
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("older kernel source"), std::string::npos) << what;
-    EXPECT_NE(what.find("run `kforge refresh --family toy --shape N=4096,dtype=f16` on a GPU"), std::string::npos)
+    // The command names the database and the spec folder (shell-quoted), so it runs where it is pasted.
+    EXPECT_NE(what.find("run `kforge --db " + (dir / "r.db").string() + " --spec-dir " +
+                        (fs::path(KFORGE_TEST_DIR) / "families/toy").lexically_normal().string() +
+                        " refresh --family toy --shape N=4096,dtype=f16` on a GPU"),
+              std::string::npos)
         << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }
