@@ -50,8 +50,7 @@ void store_space(const Globals& g, const RecordedSpace& space, const ImportArgs&
               f.name.c_str(), to_string(s).c_str(), device.c_str(), g.db.c_str(), summary.already_stored);
   // Another tool's times: kforge's gate never ran these kernels, so they are data, never a winner.
   std::printf("imported records seed campaigns and replay (never best or export: kforge's gate never ran them); "
-              "replay them with: %s replay --family %s --shape %s --device %s
-",
+              "replay them with: %s replay --family %s --shape %s --device %s\n",
               kforge_command(g).c_str(), shell_quote(f.name).c_str(), shell_quote(to_string(s)).c_str(),
               shell_quote(device).c_str());
 }

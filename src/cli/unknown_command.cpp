@@ -45,10 +45,10 @@ std::optional<std::string> unknown_command(const CLI::App& app, const std::vecto
       const size_t dist = edit_distance(arg, n);
       if (best.empty() || dist < best_distance) best = n, best_distance = dist;
     }
-    std::string msg = "unknown command '" + arg + "'";
+    const std::string msg = "unknown command '" + arg + "'";
     // A suggestion only for a near miss: at most two edits, and fewer than half the word.
     if (!best.empty() && best_distance <= 2 && 2 * best_distance < arg.size())
-      msg += " (did you mean '" + best + "'?)";
+      return msg + "; did you mean '" + best + "'?";
     return msg + "; see kforge --help";
   }
   return std::nullopt;

@@ -9,7 +9,7 @@
 
 namespace kf::cli {
 
-// "unknown command 'serach' (did you mean 'search'?)" when the first word of args that is not an
+// "unknown command 'serach'; did you mean 'search'?" when the first word of args that is not an
 // option (nor the value of one of app's options) names none of app's subcommands; nullopt
 // otherwise (no such word, or a known command).
 std::optional<std::string> unknown_command(const CLI::App& app, const std::vector<std::string>& args);

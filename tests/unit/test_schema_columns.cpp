@@ -21,4 +21,25 @@ TEST(SchemaColumns, AColumnAddedBeforeTheVersionBumpIsNotAddedTwice) {
   EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), kf::schema::current_version());
   EXPECT_EQ(raw.count("SELECT count(*) FROM pragma_table_info('evaluations') WHERE name = 'timing_method'"), 1);
 }
+
+// Step 5 re-run on a file that has the provenance column already: the column stays, each row's
+// provenance stays (an imported row imported, a kforge row kforge).
+TEST(SchemaColumns, TheProvenanceStepRunsAgainOnAFileThatHasItsColumn) {
+  TempDb t;
+  {
+    Store s(t.path());
+    s.add_evaluation(ok_eval(config(64), 10.0));
+    EvaluationRecord imported = ok_eval(config(128), 1.0);
+    imported.device = kf::imported_device("Some GPU");
+    imported.provenance = kf::Provenance::Imported;
+    s.add_evaluation(imported);
+  }
+  Raw(t.path()).exec("UPDATE kforge_meta SET value = '4' WHERE key = 'schema_version'");
+  { Store s(t.path()); }  // migrates 4 -> current
+  Raw raw(t.path());
+  EXPECT_EQ(raw.count("SELECT value FROM kforge_meta WHERE key = 'schema_version'"), kf::schema::current_version());
+  EXPECT_EQ(raw.count("SELECT count(*) FROM pragma_table_info('evaluations') WHERE name = 'provenance'"), 1);
+  EXPECT_EQ(raw.count("SELECT count(*) FROM evaluations WHERE provenance = 'imported'"), 1);
+  EXPECT_EQ(raw.count("SELECT count(*) FROM evaluations WHERE provenance = 'kforge'"), 1);
+}
 #endif
