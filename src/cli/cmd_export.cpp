@@ -110,13 +110,16 @@ void add_export(CLI::App& app, Globals& g) {
   cmd->add_option("--config", config,
                   "Export this config instead of the winners: K=V,... (others from the family's first default) or "
                   "best[,K=V,...] (the stored winner with overrides); ';NAME=V' adds defines. A config without a "
-                  "gated record is gated on the local GPU first");
+                  "gated record is gated on the local GPU first")
+      ->check(printable_text());
   cmd->add_flag("--ungated", ungated,
                 "With --config: write the config without a gate (its manifest says \"gate\": \"not run\")");
-  cmd->add_option("--define", defines, "Extra #define NAME=V rendered into every kernel (repeatable)");
+  cmd->add_option("--define", defines, "Extra #define NAME=V rendered into every kernel (repeatable)")
+      ->check(printable_text());
   cmd->add_option("--out", out, "Output folder")->capture_default_str();
   cmd->add_option("--name", name, "Launcher name (several shapes: prefix)");
-  cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's; with --ungated: sm_90)");
+  cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's; with --ungated: sm_90)")
+      ->check(known_arch());
   cmd->add_option("--device", device, "Use results of this device name (default: any)");
   cmd->add_flag("--json", json, "Print the manifest");
   cmd->add_flag("--torch", torch,

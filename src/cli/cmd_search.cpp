@@ -95,7 +95,7 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--schedule", o.schedule,
                   "Several shapes: interleave (searched at once, the GPU shared by expected gain) | sequential")
-      ->check(CLI::IsMember({"interleave", "sequential"}))
+      ->check(one_of({"interleave", "sequential"}))
       ->capture_default_str();
   static std::string fixed;
   cmd->add_option("--fix", fixed, "Pin parameters, e.g. KV_SPLITS=1,PIPE_QK=0 (search the rest)")

@@ -190,7 +190,10 @@ TEST(CliDefects, ControlCharactersInDefinesAreOneLineUsageErrors) {
   const std::vector<std::vector<std::string>> commands = {
       {"bench", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64", "--define", "A=1\nB=2"},
       {"bench", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64;A=1\nB=2"},
-      {"bench", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64", "--define", "A=1\tB"}};
+      {"bench", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64", "--define", "A=1\tB"},
+      {"export", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64", "--ungated", "--define",
+       "A=1\nB=2"},
+      {"search", "--family", "vecadd", "--fix", "BLOCK=64\nB"}};
   for (const auto& cmd : commands)
     expect_one_line_error(kforge_in(dir, dir / "never.db", kFamilies / "vecadd", cmd), 2, {"control character"},
                           describe(cmd));
@@ -265,6 +268,11 @@ TEST(CliDefects, UnknownOptionValuesAreUsageErrorsNamingTheAccepted) {
        {"--format", "xml", "kernel-tuner-cache", "t4"}},
       {{"search", "--family", "vecadd", "--strategy", "genetic"}, {"--strategy", "genetic", "evo", "exhaustive"}},
       {{"check", "--family", "vecadd", "--arch", "sm_1"}, {"--arch", "sm_1", "sm_90"}},
+      {{"export", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--config", "BLOCK=64", "--ungated", "--arch",
+        "sm_1"},
+       {"--arch", "sm_1", "sm_90"}},
+      {{"search", "--family", "vecadd", "--schedule", "parallel"}, {"--schedule", "parallel", "interleave"}},
+      {{"search", "--family", "vecadd", "--seeding", "db"}, {"--seeding", "db", "store"}},
       {{"replay", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--strategies", "evo,genetic"},
        {"--strategies", "genetic", "anneal"}},
       {{"results", "--format", "t4", "--family", "vecadd", "--shape", "N=4096,dtype=f16", "--out", "o.json",
