@@ -164,6 +164,11 @@ void add_export(CLI::App& app, Globals& g) {
       in.winners = stored_winners(db, f, selected, device, g.db, &regate);
     }
     const ExportOutput res = export_kernels(in);
+    if (!res.replaced.empty()) {
+      std::string names;
+      for (const auto& r : res.replaced) names += (names.empty() ? "" : ", ") + r;
+      spdlog::warn("export: replaced {} file(s) already in {}: {}", res.replaced.size(), in.out_dir.string(), names);
+    }
     if (json) return print_json(res.manifest);
     for (const auto& p : res.files) std::printf("wrote %s\n", p.string().c_str());
   });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <stdexcept>
 
 #include "export/commands.hpp"
 
@@ -10,15 +11,32 @@ namespace kf::exporter {
 
 namespace {
 
-// nvcc's target flags as CMake compile options ("SHELL:" keeps "-gencode arch=..." one option).
-std::string arch_options(const std::string& arch) {
-  const std::string flag = nvcc_arch_flag(arch);
-  return flag.rfind("-gencode", 0) == 0 ? "SHELL:" + flag : flag;
+// nvcc's target flag as one word, because a source's COMPILE_OPTIONS reach nvcc word for word:
+// CMake expands no "SHELL:" prefix there (3.25 passed "SHELL:-gencode arch=..." on as one
+// argument, and nvcc stopped with "A single input file is required"), and two words would be
+// open to CMake's removal of repeated options.
+std::string arch_option(const std::string& arch) {
+  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f'))
+    return "--generate-code=arch=compute" + arch.substr(arch.find('_')) + ",code=" + arch;
+  return "-arch=" + arch;
+}
+
+// An option as an element of a quoted CMake list. The Makefile generator hands "$(...)" on to
+// make, which would run it, and ';', '"', '#' and backslashes change the list or the string: an
+// option holding anything but letters, digits, space and _@%+=:,./- is refused, not written.
+std::string cmake_item(const std::string& option, const KernelModel& m) {
+  static const std::string allowed = "_@%+=:,./- ";
+  for (char c : option)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string::npos)
+      throw std::runtime_error("export: compile option '" + option + "' of family " + m.family->name +
+                               " has a character CMakeLists.txt cannot pass on safely (allowed: letters, digits, "
+                               "space and " + allowed.substr(0, allowed.size() - 1) + ")");
+  return option;
 }
 
 std::string options_list(const KernelModel& m) {
-  std::string out = arch_options(m.arch);
-  for (const auto& f : nvcc_flags(m.variant.options)) out += ";" + f;
+  std::string out = cmake_item(arch_option(m.arch), m);
+  for (const auto& f : nvcc_flags(m.variant.options)) out += ";" + cmake_item(f, m);
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The export folder as a CMake project part: `add_subdirectory(<folder>)` gives a static
 // library target kforge::<target> with the launcher headers on its include path, each kernel
-// compiled for the exact target it was tuned for (sm_90a: -gencode arch=compute_90a,code=sm_90a,
+// compiled for the exact target it was tuned for (sm_90a: --generate-code=arch=compute_90a,code=sm_90a,
 // which wgmma needs), and optional runner executables (runners/, off by default).
 #pragma once
 #include <string>

@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <ctime>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 
@@ -12,6 +11,7 @@
 #include "export/dispatch_gen.hpp"
 #include "export/kernel_model.hpp"
 #include "export/launcher_gen.hpp"
+#include "export/output_dir.hpp"
 #include "export/runner_gen.hpp"
 #include "export/workspace_gen.hpp"
 #include "export/cmake_gen.hpp"
@@ -30,14 +30,6 @@ namespace {
 std::string first_line(const std::string& s) {
   const size_t end = s.find('\n');
   return end == std::string::npos ? s : s.substr(0, end);
-}
-
-void write_file(const std::filesystem::path& p, const std::string& content, std::vector<std::filesystem::path>& files) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out) fail("cannot write " + p.string());
-  files.push_back(p);
 }
 
 std::string upper_case(std::string s) {
@@ -184,9 +176,8 @@ std::string target_arch(const ExportInput& in) {
 }
 
 // torch/<target>_op.cpp and torch/load.py over the launcher (one kernel) or the dispatcher.
-nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::string& target,
-                              const std::vector<KernelModel>& models, const std::string& dispatcher,
-                              std::vector<std::filesystem::path>& files) {
+nlohmann::json write_torch_op(OutputDir& dir, const std::string& target, const std::vector<KernelModel>& models,
+                              const std::string& dispatcher) {
   const std::string launcher = dispatcher.empty() ? models.front().name : dispatcher;
   const TorchOpModel op = make_torch_op_model(target, launcher, models);
   std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
@@ -215,14 +206,10 @@ nlohmann::json write_torch_op(const std::filesystem::path& dir, const std::strin
     if (constraints != std::string::npos)
       supported = supported.substr(0, constraints) + "; the family's constraints with the tuned config (manifest.json: supports)";
   }
-  std::error_code ec;
-  std::filesystem::create_directories(dir / torch_subdir(), ec);
-  if (ec) fail("cannot create " + (dir / torch_subdir()).string() + ": " + ec.message());
   const std::string source = std::string(torch_subdir()) + "/" + target + "_op.cpp";
   const std::string loader = std::string(torch_subdir()) + "/load.py";
-  write_file(dir / source, generate_torch_op(op, "../" + launcher + ".h", supported), files);
-  write_file(dir / loader, generate_torch_loader(op, kernels, "kforge_" + target + "_" + content_hash(hashes).substr(0, 10)),
-             files);
+  dir.add(source, generate_torch_op(op, "../" + launcher + ".h", supported));
+  dir.add(loader, generate_torch_loader(op, kernels, "kforge_" + target + "_" + content_hash(hashes).substr(0, 10)));
   return {{"source", source}, {"loader", loader}, {"op", "kforge::" + target}, {"schema", "kforge::" + op.schema},
           {"calls", launcher}};
 }
@@ -248,7 +235,7 @@ KernelModel winner_model(const ExportInput& in, const EvaluationRecord& w, const
 
 // <name>.cu, <name>.h, runners/<name>_runner.cu and <name>.cubin (compiled by NVRTC).
 void write_kernel_files(const ExportInput& in, const KernelModel& m, const EvaluationRecord& w,
-                        const std::string& base_arch, std::vector<std::filesystem::path>& files) {
+                        const std::string& base_arch, OutputDir& dir) {
   const std::optional<double> measured = w.timing ? std::optional<double>(w.timing->median_us) : std::nullopt;
   std::string source, header;
   try {
@@ -257,25 +244,20 @@ void write_kernel_files(const ExportInput& in, const KernelModel& m, const Evalu
   } catch (const ExprError& e) {
     fail("cannot translate an expression of " + in.family->name + " to C++: " + std::string(e.what()));
   }
-  write_file(in.out_dir / (m.name + ".cu"), source, files);
-  write_file(in.out_dir / (m.name + ".h"), header, files);
+  dir.add(m.name + ".cu", source);
+  dir.add(m.name + ".h", header);
   // Runners (each with a main()) in their own folder, so a project can glob the top-level .cu files.
-  write_file(in.out_dir / runners_subdir() / (m.name + "_runner.cu"), generate_runner(m, measured), files);
+  dir.add(std::string(runners_subdir()) + "/" + m.name + "_runner.cu", generate_runner(m, measured));
 
   const CompiledKernel ck = compile_variant(m.variant, base_arch, nullptr);
   if (!ck.ok) fail("NVRTC could not compile " + m.name + " for " + m.arch + ": " + first_line(ck.log));
-  const auto cubin = in.out_dir / (m.name + ".cubin");
-  std::error_code ec;
-  std::filesystem::copy_file(ck.cubin_path, cubin, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) fail("cannot copy the cubin to " + cubin.string() + ": " + ec.message());
-  files.push_back(cubin);
+  dir.add_copy(m.name + ".cubin", ck.cubin_path);
 }
 
 // <dname>.cu and <dname>.h over several kernels, and the manifest's "dispatcher".
-nlohmann::json write_dispatcher(const std::filesystem::path& dir, const std::string& dname,
-                                const std::vector<KernelModel>& models, std::vector<std::filesystem::path>& files) {
-  write_file(dir / (dname + ".cu"), generate_dispatch_source(dname, models), files);
-  write_file(dir / (dname + ".h"), generate_dispatch_header(dname, models), files);
+nlohmann::json write_dispatcher(OutputDir& dir, const std::string& dname, const std::vector<KernelModel>& models) {
+  dir.add(dname + ".cu", generate_dispatch_source(dname, models));
+  dir.add(dname + ".h", generate_dispatch_header(dname, models));
   nlohmann::json order = nlohmann::json::array();
   for (const auto& m : models) order.push_back(m.name);
   std::string objects = "nvcc -O3 " + nvcc_arch_flag(dispatch_arch(models)) + " -c " + shell_quote(dname + ".cu");
@@ -314,18 +296,15 @@ ExportOutput export_kernels(const ExportInput& in) {
   const std::string base_arch = target_arch(in);
   const bool several = in.winners.size() > 1;
 
-  std::error_code ec;
-  std::filesystem::create_directories(in.out_dir, ec);
-  std::filesystem::create_directories(in.out_dir / runners_subdir(), ec);
-  if (ec) fail("cannot create " + in.out_dir.string() + ": " + ec.message());
-
+  // Everything is staged and written at the end: a failed export writes nothing.
+  OutputDir dir(in.out_dir);
   ExportOutput out;
   std::vector<KernelModel> models;
   nlohmann::json kernels = nlohmann::json::array();
   for (const EvaluationRecord& w : in.winners) {
     KernelModel m = winner_model(in, w, base_arch);
     if (in.torch && models.empty()) make_torch_op_model(export_target(in), m.name, {m});  // refuses before writing
-    write_kernel_files(in, m, w, base_arch, out.files);
+    write_kernel_files(in, m, w, base_arch, dir);
     kernels.push_back(kernel_entry(m, w, in.defines));
     models.push_back(std::move(m));
   }
@@ -341,18 +320,21 @@ ExportOutput export_kernels(const ExportInput& in) {
   man["dispatcher"] = nullptr;
   const std::string dispatcher = several ? export_target(in) + "_dispatch" : std::string();
   if (several) {
-    man["dispatcher"] = write_dispatcher(in.out_dir, dispatcher, models, out.files);
+    man["dispatcher"] = write_dispatcher(dir, dispatcher, models);
   } else {
     for (const auto& [k, v] : kernels.front().items()) man[k] = v;
   }
   // The folder as a CMake subproject: add_subdirectory() gives kforge::<prefix>.
   const std::string target = export_target(in);
-  write_file(in.out_dir / "CMakeLists.txt", generate_cmake(target, models, dispatcher), out.files);
+  dir.add("CMakeLists.txt", generate_cmake(target, models, dispatcher));
   man["cmake"] = {{"file", "CMakeLists.txt"}, {"target", "kforge::" + target}, {"library", "kforge_" + target},
                   {"runners_option", "KFORGE_" + upper_case(target) + "_RUNNERS"}};
-  man["torch"] = in.torch ? write_torch_op(in.out_dir, target, models, dispatcher, out.files) : nlohmann::json();
+  man["torch"] = in.torch ? write_torch_op(dir, target, models, dispatcher) : nlohmann::json();
   man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
-  write_file(in.out_dir / "manifest.json", man.dump(2) + "\n", out.files);
+  dir.add("manifest.json", man.dump(2) + "\n");
+  OutputDir::Written written = dir.commit();
+  out.files = std::move(written.files);
+  out.replaced = std::move(written.replaced);
   return out;
 }
 

@@ -33,7 +33,9 @@ namespace kf {
 struct ExportInput {
   const Family* family = nullptr;
   std::vector<EvaluationRecord> winners;  // one per shape, e.g. from Store::best; status ok
-  std::filesystem::path out_dir;          // created if missing; files in it are overwritten
+  // Created if missing. Files of the export's names in it are replaced (ExportOutput::replaced);
+  // a symbolic link where the export writes is refused (export/output_dir.hpp).
+  std::filesystem::path out_dir;
   // One winner: the launcher's name (default "<family>_<shortshape>"). Several: the prefix of
   // each kernel's name "<prefix>_<shortshape>" and of "<prefix>_dispatch" (default: family).
   std::string name;
@@ -52,13 +54,16 @@ struct ExportInput {
 
 struct ExportOutput {
   std::vector<std::filesystem::path> files;  // everything written, manifest.json last
+  std::vector<std::string> replaced;         // those of files (relative to out_dir) that held a file before
   nlohmann::json manifest;
 };
 
 // Throws std::runtime_error (one line) for bad input: no winners, another family's record,
 // a record kforge's gate did not pass (not ok, imported from another tool, or unmeasured without
 // `ungated`), two winners for one shape, a name that is not a C identifier, a config
-// that violates the family's constraints on the target, an NVRTC failure, an unwritable dir.
+// that violates the family's constraints on the target, an NVRTC failure, an unwritable dir, a
+// symbolic link where a file or subfolder goes. Nothing is written unless the whole export
+// succeeds; a write that fails part way removes what the export created.
 ExportOutput export_kernels(const ExportInput& in);
 
 // A config to export that no one measured (`export --config --ungated`): Provenance::Unmeasured, no

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "family/family_loader.hpp"
+#include "family/template_roots.hpp"
 
 namespace kf::detail {
 
@@ -171,8 +172,20 @@ LaunchSpec FamilyLoader::load_launch(const Json& launch, const std::string& ptr,
   return l;
 }
 
+// A template lies in the spec's folder, the kernel_templates tree beside it or an include dir
+// (family/template_roots.hpp): a spec cannot name any other file to be read and compiled. The
+// include dirs are checked here, where they start to matter, so that a spec's other mistakes
+// are reported first, in the order of the file.
 std::filesystem::path FamilyLoader::template_path(const Json& obj, const std::string& ptr) const {
-  return existing_file(required(obj, ptr, "template"), ptr + "/template");
+  const std::filesystem::path p = existing_file(required(obj, ptr, "template"), ptr + "/template");
+  std::vector<std::filesystem::path> roots = template_roots(f_.spec_path);
+  for (size_t i = 0; i < f_.include_dirs.size(); ++i)  // templates may be read from them
+    if (!inside_roots(f_.include_dirs[i], roots))
+      fail(child("/include_dirs", i), "directory " + outside_roots_text(f_.include_dirs[i], roots));
+  for (const auto& dir : f_.include_dirs) roots.push_back(real_path(dir));
+  if (!inside_roots(p, roots))
+    fail(ptr + "/template", "template " + outside_roots_text(p, roots));
+  return p;
 }
 
 std::string FamilyLoader::entry_name(const Json& obj, const std::string& ptr) const {

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "family/template_roots.hpp"
 #include "util/hash.hpp"
 
 namespace kf {
@@ -76,8 +77,10 @@ std::string line_directive(int line, const fs::path& path) {
 
 class Inliner {
  public:
-  Inliner(const std::vector<fs::path>& include_dirs, bool line_directives)
-      : dirs_(include_dirs), lines_(line_directives) {}
+  // roots: where an included file may lie (family/template_roots.hpp); spec: named in errors.
+  Inliner(const std::vector<fs::path>& include_dirs, std::vector<fs::path> roots, std::string spec,
+          bool line_directives)
+      : dirs_(include_dirs), roots_(std::move(roots)), spec_(std::move(spec)), lines_(line_directives) {}
 
   void run(const fs::path& path, std::string& out) {
     seen_.insert(key(path));
@@ -125,20 +128,34 @@ class Inliner {
   fs::path find(const std::string& name, const fs::path& from, int line_no) const {
     std::vector<fs::path> searched{from.parent_path()};
     searched.insert(searched.end(), dirs_.begin(), dirs_.end());
+    const std::string at = (spec_.empty() ? "" : spec_ + ": ") + from.string() + ":" + std::to_string(line_no) + ": ";
     for (const auto& dir : searched) {
       const fs::path candidate = (dir / name).lexically_normal();
-      if (fs::is_regular_file(candidate)) return candidate;
+      if (!fs::is_regular_file(candidate)) continue;
+      // The first match decides: skipping one outside the trees would quietly take another file.
+      if (!inside_roots(candidate, roots_))
+        throw SpecError(at + "included file \"" + name + "\": " + outside_roots_text(candidate, roots_));
+      return candidate;
     }
     std::string where;
     for (const auto& dir : searched) where += (where.empty() ? "" : ", ") + dir.string();
-    throw SpecError(from.string() + ":" + std::to_string(line_no) + ": cannot find included file \"" + name +
-                    "\" (searched: " + where + ")");
+    throw SpecError(at + "cannot find included file \"" + name + "\" (searched: " + where + ")");
   }
 
   const std::vector<fs::path>& dirs_;
+  const std::vector<fs::path> roots_;
+  const std::string spec_;
   const bool lines_;
   std::set<std::string> seen_;
 };
+
+// The spec's folder, the kernel_templates tree beside it and the include dirs (the loader has
+// checked that these lie in the first two; a Family built in code may add its own).
+std::vector<fs::path> render_roots(const Family& f) {
+  std::vector<fs::path> roots = template_roots(f.spec_path);
+  for (const auto& dir : f.include_dirs) roots.push_back(real_path(dir));
+  return roots;
+}
 
 Shape specialization_of(const Family& f, const Shape& s) {
   Shape out;
@@ -177,7 +194,7 @@ Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shap
              (defines.empty() ? "" : " defines " + to_string(defines)) + "\n";
   v.source += render_defines(c, v.specialization);
   add_defines(v.source, defines);
-  Inliner(f.include_dirs, true).run(k.template_path, v.source);
+  Inliner(f.include_dirs, render_roots(f), f.spec_path.string(), true).run(k.template_path, v.source);
   v.entry = k.entry;
   v.options = f.compile_options;
   return v;
@@ -194,7 +211,9 @@ std::string render_defines(const Config& config, const Shape& specialization) {
 
 std::string inline_includes(const fs::path& file, const std::vector<fs::path>& include_dirs) {
   std::string out;
-  Inliner(include_dirs, false).run(file, out);
+  std::vector<fs::path> roots{real_path(file.parent_path())};
+  for (const auto& dir : include_dirs) roots.push_back(real_path(dir));
+  Inliner(include_dirs, roots, "", false).run(file, out);
   return out;
 }
 

@@ -40,13 +40,14 @@ class TensorMapGpu : public ::testing::Test {
     if (!dir.empty()) fs::remove_all(dir);
   }
 
-  // A copy of the fixture spec (templates by absolute path) with `change` applied.
+  // A copy of the fixture spec with `change` applied, its templates copied beside it (a spec
+  // reads templates from its own folder only).
   fs::path mutated(const std::string& name, const std::function<void(OJson&)>& change) {
     std::ifstream in(kDir / "tma_fixture.json");
     OJson j = OJson::parse(in);
     j["name"] = name;
-    j["template"] = (kDir / "tma_scale.cu").string();
-    j["reference"]["template"] = (kDir / "reference.cu").string();
+    for (const char* f : {"tma_scale.cu", "reference.cu"})
+      fs::copy_file(kDir / f, dir / f, fs::copy_options::overwrite_existing);
     change(j);
     const fs::path p = dir / (name + ".json");
     std::ofstream(p) << j.dump(2);

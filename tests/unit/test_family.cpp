@@ -55,20 +55,23 @@ std::string spec_error(F f) {
 
 // Writes a mutated copy of the toy spec (named `name`, templates by absolute path) into a
 // scratch folder and returns the error its loading gives, with the file's path replaced by "F".
+// The toy's templates are copied beside it: a spec reads templates from its own folder only.
 class MutatedSpec : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("kforge_family_test_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
+    for (const char* f : {"kernel.cu", "reference.cu", "local.cuh", "include"})
+      fs::copy(kToyDir / f, dir_ / f, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string error_after(const std::function<void(OJson&)>& mutate) {
     OJson j = OJson::parse(read(kToySpec));
     j["name"] = "mutant";
-    j["template"] = (kToyDir / "kernel.cu").string();
-    j["reference"]["template"] = (kToyDir / "reference.cu").string();
-    j["include_dirs"] = OJson::array({(kToyDir / "include").string()});
+    j["template"] = (dir_ / "kernel.cu").string();
+    j["reference"]["template"] = (dir_ / "reference.cu").string();
+    j["include_dirs"] = OJson::array({(dir_ / "include").string()});
     mutate(j);
     const fs::path path = dir_ / "mutant.json";
     std::ofstream(path) << j.dump(2);

@@ -16,16 +16,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The toy family with the given "priors" block, written to a test folder (paths made absolute).
+// The toy family with the given "priors" block, written to a test folder with copies of its
+// templates (a spec reads templates from its own folder only).
 fs::path toy_with_priors(const nlohmann::json& priors) {
   const fs::path toy = fs::path(KFORGE_TEST_DIR) / "families" / "toy";
   std::ifstream in(toy / "toy.json");
   nlohmann::json spec = nlohmann::json::parse(in);
-  spec["template"] = (toy / "kernel.cu").string();
-  spec["reference"]["template"] = (toy / "reference.cu").string();
-  spec["include_dirs"] = {(toy / "include").string()};
   spec["priors"] = priors;
-  const fs::path path = fresh_test_dir("kf_priors") / "toy.json";
+  const fs::path dir = fresh_test_dir("kf_priors");
+  for (const char* f : {"kernel.cu", "reference.cu", "local.cuh", "include"})
+    fs::copy(toy / f, dir / f, fs::copy_options::recursive);
+  const fs::path path = dir / "toy.json";
   std::ofstream(path) << spec.dump(2);
   return path;
 }
