@@ -164,10 +164,13 @@ void add_export(CLI::App& app, Globals& g) {
       in.winners = stored_winners(db, f, selected, device, g.db, &regate);
     }
     const ExportOutput res = export_kernels(in);
+    // One line on stderr (shown with -q too): a re-export over an earlier one is the common case,
+    // but a folder of someone else's files should not be overwritten unnoticed.
     if (!res.replaced.empty()) {
       std::string names;
-      for (const auto& r : res.replaced) names += (names.empty() ? "" : ", ") + r;
-      spdlog::warn("export: replaced {} file(s) already in {}: {}", res.replaced.size(), in.out_dir.string(), names);
+      for (size_t i = 0; i < res.replaced.size() && i < 4; ++i) names += (i ? ", " : "") + res.replaced[i];
+      if (res.replaced.size() > 4) names += ", ...";
+      spdlog::warn("export: replaced {} existing file(s) in {} ({})", res.replaced.size(), in.out_dir.string(), names);
     }
     if (json) return print_json(res.manifest);
     for (const auto& p : res.files) std::printf("wrote %s\n", p.string().c_str());
