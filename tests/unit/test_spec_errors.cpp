@@ -25,13 +25,11 @@ namespace {
 
 const fs::path kToyDir = fs::path(KFORGE_TEST_DIR) / "families" / "toy";
 
-// The toy spec with `mutate` applied, as dir/toy.json (templates by absolute path).
+// The toy spec with `mutate` applied, as dir/toy.json (its templates copied beside it).
 fs::path toy_variant(const fs::path& dir, const std::function<void(OJson&)>& mutate) {
   std::ifstream in(kToyDir / "toy.json");
   OJson j = OJson::parse(in);
-  j["template"] = (kToyDir / "kernel.cu").string();
-  j["reference"]["template"] = (kToyDir / "reference.cu").string();
-  j["include_dirs"] = OJson::array({(kToyDir / "include").string()});
+  copy_spec_sources(kToyDir, dir);
   mutate(j);
   const fs::path path = dir / "toy.json";
   std::ofstream(path) << j.dump(2);

@@ -22,8 +22,9 @@ using json_mutate::expect_one_line;
 
 namespace {
 
-// The specs to mutate, each with its folder mirrored into `root` (symlinks for everything but
-// the spec itself, and for the folder's siblings, so "../kernel_templates" still resolves).
+// The specs to mutate, each with its folder mirrored into `root`: its sources copied (a template
+// must really lie in the spec's folder, family/template_roots.hpp) and the folder's siblings
+// linked, so "../kernel_templates" still resolves.
 std::vector<fs::path> mirror_specs(const fs::path& root) {
   const fs::path source = KFORGE_SOURCE_DIR;
   std::vector<fs::path> originals;
@@ -39,8 +40,7 @@ std::vector<fs::path> mirror_specs(const fs::path& root) {
     fs::create_directories(copy_folder);
     for (const auto& e : fs::directory_iterator(folder.parent_path()))
       if (e.path() != folder) fs::create_symlink(e.path(), top / e.path().filename());
-    for (const auto& e : fs::directory_iterator(folder))
-      if (e.path().extension() != ".json") fs::create_symlink(e.path(), copy_folder / e.path().filename());
+    copy_spec_sources(folder, copy_folder);
     fs::copy_file(spec, copy_folder / spec.filename());
     mirrored.push_back(copy_folder / spec.filename());
   }

@@ -26,14 +26,12 @@ const fs::path kToyDir = fs::path(KFORGE_TEST_DIR) / "families" / "toy";
 
 OJson toy_json() {
   std::ifstream in(kToyDir / "toy.json");
-  OJson j = OJson::parse(in);
-  j["template"] = (kToyDir / "kernel.cu").string();
-  j["reference"]["template"] = (kToyDir / "reference.cu").string();
-  j["include_dirs"] = OJson::array({(kToyDir / "include").string()});
-  return j;
+  return OJson::parse(in);
 }
 
+// dir/toy.json, the toy's templates beside it.
 fs::path write(const fs::path& dir, const std::string& text) {
+  if (!fs::exists(dir / "kernel.cu")) copy_spec_sources(kToyDir, dir);
   const fs::path path = dir / "toy.json";
   std::ofstream(path) << text;
   return path;
