@@ -16,8 +16,9 @@ namespace {
 // argument, and nvcc stopped with "A single input file is required"), and two words would be
 // open to CMake's removal of repeated options.
 std::string arch_option(const std::string& arch) {
-  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f'))
-    return "--generate-code=arch=compute" + arch.substr(arch.find('_')) + ",code=" + arch;
+  const size_t sm = arch.find('_');
+  if (sm != std::string::npos && (arch.back() == 'a' || arch.back() == 'f'))
+    return "--generate-code=arch=compute" + arch.substr(sm) + ",code=" + arch;
   return "-arch=" + arch;
 }
 
@@ -36,7 +37,9 @@ std::string cmake_item(const std::string& option, const KernelModel& m) {
 
 std::string options_list(const KernelModel& m) {
   std::string out = cmake_item(arch_option(m.arch), m);
-  for (const auto& f : nvcc_flags(m.variant.options)) out += ";" + cmake_item(f, m);
+  // An empty option would be an empty list element, which CMake drops anyway.
+  for (const auto& f : nvcc_flags(m.variant.options))
+    if (!f.empty()) out += ";" + cmake_item(f, m);
   return out;
 }
 

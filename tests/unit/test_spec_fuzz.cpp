@@ -1,15 +1,18 @@
 // A seeded fuzzer over the shipped and test family specs: random deletions, duplications,
 // retypes and extreme values (json_mutate.hpp; test_import_fuzz.cpp does the same to imports),
 // number overflows and nesting too deep. Each mutant is loaded and, when it loads, its
-// expressions are evaluated for a few configs as `kforge check` and a campaign would, and a few
-// paths walked down its space. Nothing may crash; every load error is one line naming the spec file.
+// expressions are evaluated for a few configs as `kforge check` and a campaign would, a few
+// paths walked down its space, and its export's CMake subproject generated for a drawn target. Nothing may crash; every load error is one line naming the spec file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "export/cmake_gen.hpp"
+#include "export/commands.hpp"
 #include "family/config_check.hpp"
 #include "family/family.hpp"
 #include "json_mutate.hpp"
@@ -98,6 +101,40 @@ void exercise(const Family& f, std::mt19937_64& rng, const std::string& what) {
   }
 }
 
+// The export's CMakeLists.txt for the mutant's compile options, now and then with a hostile
+// option or target added: each option reaches COMPILE_OPTIONS as one list element holding nothing
+// that changes CMake's list or string or that make would run ('"', ';', '$', '#', '\\'), or the
+// export is refused in one line. Cheap: nothing is rendered or compiled.
+void exercise_export(const Family& f, std::mt19937_64& rng, const std::string& what) {
+  static const std::vector<std::string> hostile = {"",         "-DX=\"1\"", "a;b",       "$(touch x)", "#x",
+                                                   "-DX=\\", "-lineinfo", "-DA=1 -DB", "-I/tmp",     "SHELL:-x y"};
+  static const std::vector<std::string> arches = {"sm_90", "sm_90a", "sm_89", "sm_100f", "90a",
+                                                  "a",     "",       "sm_90\";x", "sm_9$(x)a"};
+  exporter::KernelModel m;
+  m.family = &f;
+  m.name = exporter::c_identifier(f.name);
+  m.arch = arches[rng() % arches.size()];
+  m.variant.options = f.compile_options;
+  if (rng() % 2) m.variant.options.push_back(hostile[rng() % hostile.size()]);
+  std::string cmake;
+  try {
+    cmake = exporter::generate_cmake(m.name, {m}, rng() % 2 ? m.name + "_dispatch" : "");
+  } catch (const std::runtime_error& e) {
+    expect_one_line(e.what(), what);
+    return;
+  }
+  size_t options = 1;  // the target's flag
+  for (const std::string& o : exporter::nvcc_flags(m.variant.options)) options += o.empty() ? 0 : 1;
+  const std::string key = "COMPILE_OPTIONS \"";
+  for (size_t at = cmake.find(key); at != std::string::npos; at = cmake.find(key, at + 1)) {
+    const size_t begin = at + key.size(), end = cmake.find('"', begin);
+    ASSERT_NE(end, std::string::npos) << what;
+    const std::string list = cmake.substr(begin, end - begin);
+    EXPECT_EQ(list.find_first_of("$#\\\n"), std::string::npos) << what << ": " << list;
+    EXPECT_EQ(static_cast<size_t>(std::count(list.begin(), list.end(), ';')) + 1, options) << what << ": " << list;
+  }
+}
+
 }  // namespace
 
 TEST(SpecFuzz, MutatedSpecsNeverCrashAndErrorsAreOneLine) {
@@ -132,6 +169,7 @@ TEST(SpecFuzz, MutatedSpecsNeverCrashAndErrorsAreOneLine) {
       const Family f = load_family(specs[which]);
       ++loaded;
       exercise(f, rng, what);
+      exercise_export(f, rng, what);
     } catch (const std::exception& e) {
       ++refused;
       const std::string msg = e.what();
