@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# A ten-line CMake project consumes a kforge export with add_subdirectory: it configures, builds
-# (compile and link, with the exported kernels' own -gencode targets) and runs the host-only
-# shape query, so no GPU is needed; on a GPU machine it also runs the kernel against a host
-# reference. The runners (in their own subfolder) build too.
+# A ten-line CMake project consumes two kforge exports with add_subdirectory: gemm (sm_90, with
+# its runners) and sdpa_fwd's mission suite (the shipped winners: arch-specific sm_90a wgmma kernels
+# behind a dispatcher, whose "-gencode" once reached nvcc as "SHELL:-gencode ..." and stopped the
+# build). It configures, builds (compile and link, each kernel with its own target) and runs the
+# host-only shape query, so no GPU is needed; on a GPU machine it also runs gemm against a host
+# reference.
 # Usage: check_consumer.sh KFORGE_BINARY RESULTS_DB
 set -euo pipefail
 kforge=$1 db=$2
@@ -17,14 +19,18 @@ app=$work/app
 for f in CMakeLists.txt gemm_big.cu gemm_big.h runners/gemm_big_runner.cu; do
   test -f "$app/kernels/$f" || { echo "the export lacks $f"; exit 1; }
 done
-if grep -l "int main" "$app"/kernels/*.cu; then echo "a top-level .cu has main(): file(GLOB *.cu) would break the link"; exit 1; fi
+# Stored winners that passed the gate with the current kernel source export without a GPU.
+"$kforge" --db "$work/results.db" -q export --family sdpa_fwd --suite mission --out "$app/attn" --name attn >/dev/null
+test -f "$app/attn/attn_dispatch.h" || { echo "the sdpa export lacks its dispatcher"; exit 1; }
+if grep -l "int main" "$app"/kernels/*.cu "$app"/attn/*.cu; then echo "a top-level .cu has main(): file(GLOB *.cu) would break the link"; exit 1; fi
 
 cat > "$app/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.18)
 project(consumer LANGUAGES CXX CUDA)
 add_subdirectory(kernels)
+add_subdirectory(attn)
 add_executable(consumer main.cpp)
-target_link_libraries(consumer PRIVATE kforge::gemm_big)
+target_link_libraries(consumer PRIVATE kforge::gemm_big kforge::attn)
 CMAKE
 cat > "$app/main.cpp" <<'CPP'
 // The host-only shape query (no GPU needed); with a GPU, gemm_big on a 512^3 problem against a host
@@ -35,6 +41,7 @@ cat > "$app/main.cpp" <<'CPP'
 #include <cstring>
 #include <vector>
 #include "gemm_big.h"
+#include "attn_dispatch.h"
 
 static int run_on_gpu() {
   const int n = 512;
@@ -67,7 +74,8 @@ static int run_on_gpu() {
 int main(int argc, char** argv) {
   const size_t scratch = gemm_big_workspace_size(4096, 4096, 4096, "f16");
   const int ok = gemm_big_supports(4096, 4096, 4096, "f16", nullptr) && !gemm_big_supports(4096, 4096, 4096, "f32", nullptr);
-  std::printf("supports: %d, workspace: %zu bytes, launcher at %p\n", ok, scratch, reinterpret_cast<void*>(&gemm_big));
+  std::printf("supports: %d, workspace: %zu bytes, launcher at %p, attention dispatcher at %p\n", ok, scratch,
+              reinterpret_cast<void*>(&gemm_big), reinterpret_cast<void*>(&attn_dispatch));
   if (!(ok && scratch == 0)) return 1;
   return argc > 1 && std::strcmp(argv[1], "--gpu") == 0 ? run_on_gpu() : 0;
 }
@@ -77,6 +85,8 @@ cmake --build "$app/build" -j 2
 grep -q "arch=compute_90,code=sm_90\|-arch=sm_90\|sm_90" "$app/build/kernels/CMakeFiles/kforge_gemm_big.dir/flags.make" 2>/dev/null ||
   grep -rq "sm_90" "$app/build/kernels/CMakeFiles/kforge_gemm_big.dir/" || { echo "gemm_big.cu was not built for sm_90"; exit 1; }
 test -x "$app/build/kernels/gemm_big_runner" || { echo "the runner did not build"; exit 1; }
+grep -rq -- "--generate-code=arch=compute_90a,code=sm_90a" "$app/build/attn/CMakeFiles/kforge_attn.dir/" ||
+  { echo "the sdpa kernels were not built for sm_90a"; exit 1; }
 "$app/build/consumer"
 # On a GPU machine the consumer also runs the kernel and checks it against the host reference.
 if nvidia-smi -L 2>/dev/null | grep -q GPU; then
