@@ -149,11 +149,13 @@ class Inliner {
   std::set<std::string> seen_;
 };
 
-// The spec's folder, the kernel_templates tree beside it and the include dirs (the loader has
-// checked that these lie in the first two; a Family built in code may add its own).
-std::vector<fs::path> render_roots(const Family& f) {
+// The spec's folder, the kernel_templates tree beside it, the include dirs and the template's own
+// folder. The loader has checked that the last two lie in the first two, so for a loaded spec they
+// widen nothing; a Family built in code (no spec) reads beside its template and in its include dirs.
+std::vector<fs::path> render_roots(const Family& f, const fs::path& template_path) {
   std::vector<fs::path> roots = template_roots(f.spec_path);
   for (const auto& dir : f.include_dirs) roots.push_back(real_path(dir));
+  roots.push_back(real_path(template_path.parent_path()));
   return roots;
 }
 
@@ -194,7 +196,7 @@ Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shap
              (defines.empty() ? "" : " defines " + to_string(defines)) + "\n";
   v.source += render_defines(c, v.specialization);
   add_defines(v.source, defines);
-  Inliner(f.include_dirs, render_roots(f), f.spec_path.string(), true).run(k.template_path, v.source);
+  Inliner(f.include_dirs, render_roots(f, k.template_path), f.spec_path.string(), true).run(k.template_path, v.source);
   v.entry = k.entry;
   v.options = f.compile_options;
   return v;
