@@ -42,6 +42,17 @@ void pack_tensor_map(TensorMapBytes& out, const ArgSpec& a, size_t index, const 
   encode_tensor_map(out, g, s.work.get());
 }
 
+// A CudaError whose message ends in a hint on its likely cause; caught as any CudaError.
+class HintedCudaError : public gpu::CudaError {
+ public:
+  HintedCudaError(cudaError_t e, const std::string& call, const std::string& hint)
+      : gpu::CudaError(e, call), text_(std::string(gpu::CudaError::what()) + " " + hint) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
 }  // namespace
 
 DataSet::DataSet(const Family& f, const Shape& shape, double input_scale, uint64_t seed, const DeviceLimits& dev,
@@ -182,7 +193,7 @@ std::optional<std::string> DataSet::run_reference(cudaKernel_t ref, const gpu::L
 
 size_t DataSet::device_bytes() const {
   size_t n = 0;
-  for (const BufferSlot& s : slots_) n += s.work.bytes() + 2 * kGuardBytes + s.pristine.bytes();
+  for (const BufferSlot& s : slots_) n += s.work.device_bytes() + s.pristine.bytes();
   return n;
 }
 
@@ -195,9 +206,14 @@ std::string describe(const gpu::LaunchDims& d) {
 
 std::optional<std::string> launch_and_wait(cudaKernel_t k, const gpu::LaunchDims& dims, const ArgPack& args,
                                            const gpu::Stream& stream) {
-  // Returns the message for a non-sticky error (after clearing it); throws for a sticky one.
+  // Returns the message for a non-sticky error (after clearing it); throws for a sticky one,
+  // saying what it most likely means where that is known.
   auto refused = [&](cudaError_t e, const std::string& what) -> std::optional<std::string> {
-    if (gpu::is_sticky(e)) throw gpu::CudaError(e, what);
+    if (gpu::is_sticky(e)) {
+      const std::string hint = fault_hint(e, guard_pages_in_use());
+      if (!hint.empty()) throw HintedCudaError(e, what, hint);
+      throw gpu::CudaError(e, what);
+    }
     cudaGetLastError();
     return what + " (" + describe(dims) + "): " + gpu::error_text(e);
   };

@@ -2,13 +2,14 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace kf {
 
 namespace {
 
-std::vector<unsigned char> make_pattern(uint32_t seed) {
-  std::vector<unsigned char> p(kGuardBytes);
+std::vector<unsigned char> make_pattern(uint32_t seed, size_t bytes) {
+  std::vector<unsigned char> p(bytes);
   uint32_t x = seed;
   for (auto& b : p) {
     x = x * 1664525u + 1013904223u;  // LCG; the high byte is used, never 0x00 or 0xFF
@@ -26,14 +27,13 @@ long long element_of(long long byte, size_t element_bytes) {
 
 }  // namespace
 
-const std::vector<unsigned char>& guard_pattern(GuardSide side) {
-  static const std::vector<unsigned char> before = make_pattern(0x6b666f72u);
-  static const std::vector<unsigned char> after = make_pattern(0x67756172u);
-  return side == GuardSide::Before ? before : after;
+std::vector<unsigned char> guard_pattern(GuardSide side, size_t bytes) {
+  return make_pattern(side == GuardSide::Before ? 0x6b666f72u : 0x67756172u, bytes);
 }
 
 std::optional<ByteDamage> find_damage(const unsigned char* seen, const unsigned char* expected, size_t n) {
   std::optional<ByteDamage> d;
+  if (n == 0 || std::memcmp(seen, expected, n) == 0) return d;  // the usual case, and bands reach 2 MiB
   for (size_t i = 0; i < n; ++i) {
     if (seen[i] == expected[i]) continue;
     if (!d) {
@@ -47,9 +47,9 @@ std::optional<ByteDamage> find_damage(const unsigned char* seen, const unsigned 
 }
 
 std::string describe_guard_damage(GuardSide side, const ByteDamage& d, const std::string& buffer,
-                                  size_t buffer_bytes, size_t element_bytes) {
-  // Band byte i lies at buffer offset i - kGuardBytes before the buffer, buffer_bytes + i after it.
-  const long long base = side == GuardSide::Before ? -static_cast<long long>(kGuardBytes)
+                                  size_t buffer_bytes, size_t element_bytes, size_t band_bytes) {
+  // Band byte i lies at buffer offset i - band_bytes before the buffer, buffer_bytes + i after it.
+  const long long base = side == GuardSide::Before ? -static_cast<long long>(band_bytes)
                                                    : static_cast<long long>(buffer_bytes);
   const long long first = base + static_cast<long long>(d.first), last = base + static_cast<long long>(d.last);
   char buf[512];
