@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iostream>
 #include <mutex>
+#include <stdexcept>
 
 #include "gpu/check.hpp"
 
@@ -27,10 +28,18 @@ void say_no_guard_pages(const std::string& why) {
 GuardedBuffer::GuardedBuffer(size_t bytes, const gpu::Stream& s) {
   std::string why;
   if (const auto granularity = gpu::vmm_granularity(why)) {
-    layout_ = unmapped_guard_layout(bytes, *granularity);
-    region_ = gpu::VmmRegion(layout_.reserve_bytes, layout_.map_offset, layout_.map_bytes, *granularity);
-    g_guard_pages = true;
-  } else {
+    try {
+      layout_ = unmapped_guard_layout(bytes, *granularity);
+      region_ = gpu::VmmRegion(layout_.reserve_bytes, layout_.map_offset, layout_.map_bytes, *granularity);
+      g_guard_pages = true;
+    } catch (const gpu::CudaError&) {
+      throw;  // a full device or a broken context: the plain allocation would fare no better
+    } catch (const std::runtime_error& e) {
+      // Any other refusal of the driver's: the buffer still gets its bands, as without support.
+      why = e.what();
+    }
+  }
+  if (!region_.mapped()) {
     say_no_guard_pages(why);
     layout_ = plain_guard_layout(bytes);
     plain_ = gpu::DeviceBuffer(layout_.map_bytes);

@@ -45,9 +45,11 @@ class GuardedBuffer {
   void write_guards(const gpu::Stream& s);
   unsigned char* base() const;  // the accessible part: before band, buffer, after band
   GuardLayout layout_;
+  // What the bands must hold. Declared before the memory so that they outlive it: the memory's
+  // release waits for the device, and with it for any copy of a pattern still in flight.
+  std::vector<unsigned char> before_pattern_, after_pattern_;
   gpu::VmmRegion region_;  // between unmapped address space,
   gpu::DeviceBuffer plain_;  // or, without virtual memory management, a plain allocation
-  std::vector<unsigned char> before_pattern_, after_pattern_;  // what the bands must hold
 };
 
 // True once a buffer of this process was placed between unmapped address space.
