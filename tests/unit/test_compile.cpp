@@ -356,6 +356,26 @@ TEST_F(CompileTest, VecaddTestFamilyCompiles) {
   EXPECT_EQ(admitted, 2);
 }
 
+// The guard-page GPU tests rely on the farwrite test family: every MODE must load, render with
+// its define and compile, which needs no GPU.
+TEST_F(CompileTest, FarwriteTestFamilyCompiles) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / "families" / "farwrite" / "farwrite.json");
+  CubinCache cache(dir_);
+  for (const int64_t n : {int64_t{4096}, int64_t{1} << 20}) {
+    const Shape s{{"N", n}};
+    const CompiledKernel ref = compile_variant(render_reference(f, s), "sm_90", &cache);
+    ASSERT_TRUE(ref.ok) << ref.log;
+    for (const std::string mode : {"ok", "after64k", "after1m", "before64k"}) {
+      const Variant v = render_variant(f, Config{{"MODE", mode}}, s);
+      std::string upper = mode;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      EXPECT_NE(v.source.find("#define KF_MODE_" + upper + " 1"), std::string::npos);
+      const CompiledKernel k = compile_variant(v, "sm_90", &cache);
+      EXPECT_TRUE(k.ok) << mode << ": " << k.log;
+    }
+  }
+}
+
 // MMA=wgmma needs sm_90a: the attention spec's arch_suffix picks it, NVRTC compiles every wgmma
 // default for it (both element types, causal and not, D 64 and 128), and on sm_89 no wgmma config
 // is valid.
