@@ -1,5 +1,5 @@
-// Guard-band logic: the patterns, finding damage, the one-line reports that name the buffer
-// and the offset, and where a buffer and its bands lie in their allocation.
+// Guard-band logic: the patterns (of any band length), finding damage, and the one-line
+// reports that name the buffer and the offset.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "eval/worker/guard_band.hpp"
-#include "eval/worker/guard_layout.hpp"
-#include "eval/worker/guarded_buffer.hpp"
 
 using namespace kf;
 
