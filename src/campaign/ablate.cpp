@@ -16,7 +16,7 @@ Ablation ablate_winner(const Store& store, const Family& f, const Shape& shape, 
   a.stale = best->stale;
   a.device = device.name;
   const auto contenders = one_parameter_changes(f, a.winner, make_space(f, shape, device));
-  const auto results = time_side_by_side(f, shape, device, worker, cache, contenders, options);
+  const auto results = time_side_by_side(f, shape, device, worker, cache, contenders, options).contenders;
   if (!results.front().timing)
     throw std::runtime_error("the winner failed when re-measured: " + to_string(results.front().status) +
                              (results.front().error.empty() ? "" : " (" + results.front().error + ")"));

@@ -47,6 +47,12 @@ struct CampaignOptions {
   size_t compile_threads = 0;  // 0: hardware concurrency
   std::vector<int> gpus;       // empty: all visible
   int remeasure_top_k = 5;     // re-measured interleaved before a winner is declared
+  // Their rounds: 0, until the rule of eval/round_rule knows the answer (at most 21 rounds, and at most
+  // max(finalist_min_s, finalist_share x the worker seconds of the shape's search in this run)); N, a
+  // fixed N rounds without a time cap (the count before the rule was 21).
+  int finalist_rounds = 0;
+  double finalist_share = 0.1;
+  double finalist_min_s = 3;
   nlohmann::json strategy_options;
   // Non-empty: no search; each shape (key: to_string(shape)) runs exactly these configs, the
   // ones not yet evaluated with their current kernel (`kforge refresh`).
@@ -82,8 +88,17 @@ struct ShapeOutcome {
     Config config;
     TimingStats timing;
     bool tied_with_best = false;
+    int rounds = 0;  // rounds it was timed in (fewer than the re-measure's once it was behind)
   };
   std::vector<Remeasured> remeasured;
+  // How that re-measure went (rounds 0: none ran).
+  struct Remeasure {
+    int rounds = 0;
+    RoundStop stop = RoundStop::Fixed;  // separated, tie, max rounds, time cap, one kernel; fixed: --finalist-rounds N
+    double wall_s = 0;                  // compile, gate and rounds
+    double cap_s = 0;                   // its time cap (0: none)
+  };
+  Remeasure remeasure;
 };
 
 struct CampaignOutcome {

@@ -54,9 +54,13 @@ Experiment parse(const nlohmann::json& j) {
     }
   }
   if (j.contains("rounds")) {
-    if (!j["rounds"].is_number_integer() || j["rounds"].get<int>() < 1)
-      throw std::runtime_error("\"rounds\" must be a positive integer");
-    e.rounds = j["rounds"].get<int>();
+    if (j["rounds"] == "auto") {
+      e.rounds = 0;
+    } else {
+      if (!j["rounds"].is_number_integer() || j["rounds"].get<int64_t>() < 1 || j["rounds"].get<int64_t>() > 1000)
+        throw std::runtime_error("\"rounds\" must be \"auto\" or a whole number from 1 to 1000");
+      e.rounds = j["rounds"].get<int>();
+    }
   }
   return e;
 }

@@ -6,7 +6,7 @@
 //    "shapes": ["B=2,H=8,S=512,D=64,causal=0,dtype=f16"]   or "suite": "mission",
 //    "configs": ["best", "best,WN_KEYS=tile", "best;DIAG_CUT=1", ...]   (bench --config syntax)
 //    "defines": {"NAME": value},                           (optional, for every config)
-//    "rounds": 7}                                          (optional)
+//    "rounds": 7}                          (optional; "auto": until the answer is known, eval/round_rule)
 #pragma once
 #include <filesystem>
 #include <string>
@@ -25,7 +25,7 @@ struct Experiment {
   std::string suite;
   std::vector<std::string> configs;  // at least one
   Assignment defines;
-  int rounds = 7;
+  int rounds = 7;  // 0: "auto"
 };
 
 // Throws std::runtime_error "<file>: <problem>" (one line) for a missing file, bad JSON, an unknown

@@ -27,11 +27,15 @@ void record_ranking(Store& store, int64_t campaign_id, const Shape& shape, const
   auto c = store.campaign(campaign_id);
   if (!c) return;
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& r : order)
-    list.push_back({{"config", r.config},
-                    {"variant_hash", r.variant_hash},
-                    {"median_us", r.median_us},
-                    {"ci_us", {r.ci_lo_us, r.ci_hi_us}}});
+  for (const auto& r : order) {
+    nlohmann::json e = {{"config", r.config},
+                        {"variant_hash", r.variant_hash},
+                        {"median_us", r.median_us},
+                        {"ci_us", {r.ci_lo_us, r.ci_hi_us}}};
+    if (r.rounds > 0) e["rounds"] = r.rounds;
+    if (!r.round_us.empty()) e["round_us"] = r.round_us;
+    list.push_back(e);
+  }
   nlohmann::json options = c->options.is_object() ? c->options : nlohmann::json::object();
   options["remeasured"][to_string(shape)] = list;
   store.set_campaign_options(campaign_id, options);
@@ -59,6 +63,10 @@ std::optional<FinalistRanking> latest_ranking(const Store& store, const std::str
         rc.ci_lo_us = e.at("ci_us")[0].get<double>();
         rc.ci_hi_us = e.at("ci_us")[1].get<double>();
       }
+      if (e.contains("rounds") && e.at("rounds").is_number_integer()) rc.rounds = e.at("rounds").get<int>();
+      if (e.contains("round_us") && e.at("round_us").is_array())
+        for (const auto& v : e.at("round_us"))
+          if (v.is_number()) rc.round_us.push_back(v.get<double>());
       r.order.push_back(std::move(rc));
     }
     if (!r.order.empty()) out = std::move(r);

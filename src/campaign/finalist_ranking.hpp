@@ -18,6 +18,8 @@ struct RankedConfig {
   std::string config;        // canonical key (to_string of the complete config)
   std::string variant_hash;  // the kernel the re-measure timed
   double median_us = 0, ci_lo_us = 0, ci_hi_us = 0;
+  int rounds = 0;                // rounds it was timed in (0: not known)
+  std::vector<double> round_us;  // its median in each: kept so that a later rule can be checked on real rounds
 };
 
 struct FinalistRanking {

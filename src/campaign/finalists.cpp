@@ -9,14 +9,11 @@
 
 namespace kf {
 
-namespace {
-// Interleaved rounds of the finalists' re-measure. At 7 the worker's 95% intervals on B16 S1024 D128 attention were
-// 3-4% wide and could not order two configs 1.4% apart; at 21 they were ~0.4% wide and did
-// (docs/experiments/71-*). The ranking decides the winner among the finalists, so it gets the 21.
-constexpr int kFinalistRounds = 21;
-}  // namespace
+double finalist_cap_s(const CampaignOptions& o, double search_s) {
+  return std::max(o.finalist_min_s, o.finalist_share * std::max(0.0, search_s));
+}
 
-std::vector<ShapeOutcome::Remeasured> remeasure_top(const ShapeRun& run, const Shape& shape) {
+Finalists remeasure_top(const ShapeRun& run, const Shape& shape, double search_s) {
   const CampaignOptions& o = run.o;
   const DeviceLimits& device = run.devices.front();
   std::vector<EvaluationRecord> top;
@@ -31,28 +28,34 @@ std::vector<ShapeOutcome::Remeasured> remeasure_top(const ShapeRun& run, const S
     contenders.push_back({to_string(c), c, {}});
   }
   SideBySideOptions options;
-  options.rounds = kFinalistRounds;
+  options.until_decided = o.finalist_rounds <= 0;
+  options.rounds = options.until_decided ? kMaxAutoRounds : o.finalist_rounds;
+  options.max_s = options.until_decided ? finalist_cap_s(o, search_s) : 0;
   options.timing = o.timing;
   options.seed = o.seed;
   options.compile_threads = 1;  // the top-K are in the cubin cache already
-  const auto results =
+  const SideBySideRun sbs =
       time_side_by_side(run.family, shape, device, *run.workers.front(), run.cache, contenders, options);
+  const auto& results = sbs.contenders;
+  Finalists out;
+  out.how = {sbs.rounds, sbs.stop, sbs.wall_s, options.max_s};
   std::vector<size_t> timed;
   for (size_t i = 0; i < results.size(); ++i)
     if (results[i].timing) timed.push_back(i);
   std::stable_sort(timed.begin(), timed.end(), [&](size_t a, size_t b) {
     return results[a].timing->median_us < results[b].timing->median_us;
   });
-  std::vector<ShapeOutcome::Remeasured> out;
   std::vector<RankedConfig> ranking;
   for (size_t i : timed) {
     const TimingStats& t = *results[i].timing;
-    out.push_back({contenders[i].config, t, false});
-    ranking.push_back({contenders[i].label, results[i].variant_hash, t.median_us, t.ci_lo_us, t.ci_hi_us});
+    out.order.push_back({contenders[i].config, t, false, results[i].rounds});
+    ranking.push_back({contenders[i].label, results[i].variant_hash, t.median_us, t.ci_lo_us, t.ci_hi_us,
+                       results[i].rounds, results[i].round_us});
   }
-  if (out.empty()) return out;
-  // A config ties with the winner when their 95% confidence intervals overlap.
-  for (auto& r : out) r.tied_with_best = r.timing.ci_lo_us <= out.front().timing.ci_hi_us;
+  if (out.order.empty()) return out;
+  // A config ties with the winner when their 95% confidence intervals overlap (the rule stops on a tie
+  // only when such configs are also within its tie threshold).
+  for (auto& r : out.order) r.tied_with_best = r.timing.ci_lo_us <= out.order.front().timing.ci_hi_us;
   if (ranking.size() >= 2) {  // the order decides among these configs from now on (campaign/finalist_ranking)
     std::lock_guard lock(run.store_mu);
     record_ranking(run.store, run.campaign_id, shape, ranking);
@@ -80,9 +83,14 @@ size_t sanitize_top(const ShapeRun& run, const Shape& shape, const std::string& 
 
 }  // namespace
 
-void finish_shape(const ShapeRun& run, const Shape& shape, const std::string& ref_cubin, ShapeOutcome& outcome) {
+void finish_shape(const ShapeRun& run, const Shape& shape, const std::string& ref_cubin, double search_s,
+                  ShapeOutcome& outcome) {
   outcome.best = best_record(run, shape);
-  if (run.o.remeasure_top_k > 1 && !g_stop_requested.load()) outcome.remeasured = remeasure_top(run, shape);
+  if (run.o.remeasure_top_k > 1 && !g_stop_requested.load()) {
+    Finalists f = remeasure_top(run, shape, search_s);
+    outcome.remeasured = std::move(f.order);
+    outcome.remeasure = f.how;
+  }
   const bool sanitize = (run.o.sanitize || run.family.sanitize) && !g_stop_requested.load();
   if (sanitize && sanitize_top(run, shape, ref_cubin) > 0)
     outcome.best = best_record(run, shape);  // a failed finalist cannot be the winner

@@ -95,12 +95,18 @@ void LiveEvaluator::close() {
 void LiveEvaluator::add_totals(const JobResult& r) {
   std::lock_guard lock(totals_.mu);
   totals_.gpu_s += r.gpu_s;
+  gpu_s_ += r.gpu_s;
   if (r.kernel_from_cache) {
     ++totals_.cache_hits;
   } else if (r.compile_ms > 0) {
     totals_.compile_s += r.compile_ms / 1000.0;
     ++totals_.compiled;
   }
+}
+
+double LiveEvaluator::gpu_s() const {
+  std::lock_guard lock(totals_.mu);
+  return gpu_s_;
 }
 
 void LiveEvaluator::gpu_thread(WorkerClient& worker, const DeviceLimits& device, FairLock* worker_lock) {

@@ -48,6 +48,8 @@ class LiveEvaluator final : public LoopEvaluator {
   void wake();
   // Stops the GPU threads once the jobs queued are done (at once, dropping them, after a fatal error).
   void close();
+  // Seconds the workers spent on this evaluator's evaluations (the shape's search, for the finalists' time cap).
+  double gpu_s() const;
 
  private:
   void gpu_thread(WorkerClient& worker, const DeviceLimits& device, FairLock* worker_lock);
@@ -57,6 +59,7 @@ class LiveEvaluator final : public LoopEvaluator {
   CompilePool& pool_;
   const std::string arch_;
   EvalTotals& totals_;
+  double gpu_s_ = 0;  // guarded by totals_.mu
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<EvalJob> jobs_;

@@ -22,6 +22,9 @@ nlohmann::json to_json(const CampaignOptions& o) {
           {"compile_threads", o.compile_threads},
           {"gpus", o.gpus},
           {"remeasure_top_k", o.remeasure_top_k},
+          {"finalist_rounds", o.finalist_rounds},
+          {"finalist_share", o.finalist_share},
+          {"finalist_min_s", o.finalist_min_s},
           {"strategy_options", o.strategy_options},
           {"fixed", to_json(o.fixed)},
           {"seeding", o.seeding},
@@ -45,6 +48,9 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   o.compile_threads = j.value("compile_threads", o.compile_threads);
   o.gpus = j.value("gpus", o.gpus);
   o.remeasure_top_k = j.value("remeasure_top_k", o.remeasure_top_k);
+  o.finalist_rounds = j.value("finalist_rounds", o.finalist_rounds);
+  o.finalist_share = j.value("finalist_share", o.finalist_share);
+  o.finalist_min_s = j.value("finalist_min_s", o.finalist_min_s);
   o.strategy_options = j.value("strategy_options", nlohmann::json::object());
   if (j.contains("fixed")) o.fixed = assignment_from_json(j.at("fixed"));
   o.seeding = j.value("seeding", o.seeding);

@@ -156,6 +156,7 @@ LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, cons
       run_search_loop(*s.strategy, evaluator, rules, {std::move(known.done_keys), std::move(known.retries)}, hooks);
   if (slot) slot->schedule->on_grow(slot->index, {});
   live.close();
+  s.search_s = live.gpu_s();
   return loop;
 }
 
@@ -164,7 +165,7 @@ ShapeOutcome conclude_shape(ShapeRun& run, const ShapeSearch& s, const LoopOutco
   outcome.shape = s.shape;
   outcome.evaluated = loop.evaluated;
   outcome.cut_short = loop.cut_short();
-  if (!run.o.remote) finish_shape(run, s.shape, s.ref_cubin, outcome);  // re-measure, sanitizer: a local GPU
+  if (!run.o.remote) finish_shape(run, s.shape, s.ref_cubin, s.search_s, outcome);  // re-measure, sanitizer: a local GPU
   return outcome;
 }
 

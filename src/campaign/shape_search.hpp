@@ -29,6 +29,7 @@ struct ShapeSearch {
   KnownResults known;
   std::unique_ptr<Strategy> strategy;
   size_t allowed = 0;  // evaluations this run may dispatch (max: no budget)
+  double search_s = 0;  // worker seconds of its evaluations in this run (the finalists' time cap scales with it)
 };
 
 // The family with pinned parameters reduced to their one value; throws (one line) on an unknown

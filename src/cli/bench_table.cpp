@@ -27,6 +27,8 @@ nlohmann::json row_json(const Contender& c, const ContenderResult& r, std::optio
     j["p10_us"] = t.p10_us;
     j["p90_us"] = t.p90_us;
     j["tflops"] = r.tflops();
+    j["rounds"] = r.rounds;
+    if (!r.round_us.empty()) j["round_us"] = r.round_us;
     if (first_us && *first_us > 0) j["ratio"] = t.median_us / *first_us;
   }
   return j;
@@ -34,13 +36,16 @@ nlohmann::json row_json(const Contender& c, const ContenderResult& r, std::optio
 
 }  // namespace
 
-BenchReport bench_report(const Family& f, const Shape& shape, const std::string& device, int rounds,
-                         const std::vector<Contender>& contenders, const std::vector<ContenderResult>& results) {
+BenchReport bench_report(const Family& f, const Shape& shape, const std::string& device,
+                         const SideBySideOptions& options, const std::vector<Contender>& contenders,
+                         const SideBySideRun& run) {
+  const std::vector<ContenderResult>& results = run.contenders;
   int label_width = 6;
   for (const auto& c : contenders) label_width = std::max(label_width, static_cast<int>(c.label.size()));
   BenchReport rep{Table({{"config", "label", label_width, true},
                          {"median us", "median_us", 10},
                          {"95% CI us", "ci", 15},
+                         {"rounds", "rounds", 6},
                          {"TFLOP/s", "tflops", 8, false, 1},
                          {"x first", "ratio", 8, false, 3},
                          {"status", "status", 0, true}}),
@@ -58,9 +63,17 @@ BenchReport bench_report(const Family& f, const Shape& shape, const std::string&
     if (!r.error.empty()) text["status"] = to_string(r.status) + ": " + r.error;
     rep.table.add(row_json(contenders[i], r, first_us), text);
   }
-  rep.heading = f.name + " " + to_string(shape) + " on " + device + ", " + std::to_string(rounds) +
-                " interleaved rounds (gated first; no time for a config that fails the gate)";
-  rep.envelope = {{"family", f.name}, {"shape", to_json(shape)}, {"device", device}, {"rounds", rounds}};
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.1f s", run.wall_s);
+  rep.heading = f.name + " " + to_string(shape) + " on " + device + ", " + rounds_text(options, run) + ", " + wall +
+                " (gated first; no time for a config that fails the gate)";
+  rep.envelope = {{"family", f.name},
+                  {"shape", to_json(shape)},
+                  {"device", device},
+                  {"rounds", run.rounds},
+                  {"rounds_asked", options.until_decided ? nlohmann::json("auto") : nlohmann::json(options.rounds)},
+                  {"stop", to_string(run.stop)},
+                  {"wall_s", run.wall_s}};
   return rep;
 }
 

@@ -18,8 +18,11 @@ nlohmann::json outcome_json(const CampaignOutcome& o) {
     nlohmann::json rem = nlohmann::json::array();
     for (const auto& r : s.remeasured)
       rem.push_back({{"config", to_json(r.config)}, {"timing", to_json(r.timing)},
-                     {"tied_with_best", r.tied_with_best}});
+                     {"tied_with_best", r.tied_with_best}, {"rounds", r.rounds}});
     j["remeasured"] = rem;
+    if (s.remeasure.rounds > 0)
+      j["remeasure"] = {{"rounds", s.remeasure.rounds}, {"stop", to_string(s.remeasure.stop)},
+                        {"wall_s", s.remeasure.wall_s}, {"cap_s", s.remeasure.cap_s}};
     shapes.push_back(j);
   }
   return {{"campaign", o.campaign_id}, {"status", o.status},     {"wall_s", o.wall_s},
@@ -45,10 +48,15 @@ void print_outcome(const CampaignOutcome& o) {
     std::printf("  best  %s us  %.1f TFLOP/s  %s\n", fmt_us(s.best->timing->median_us).c_str(),
                 tflops, to_string(s.best->config).c_str());
     if (!s.remeasured.empty()) {
-      std::printf("  top %zu re-measured interleaved (median, 95%% CI):\n", s.remeasured.size());
+      const auto& m = s.remeasure;
+      char cap[48] = "";
+      if (m.cap_s > 0) std::snprintf(cap, sizeof cap, " (cap %.1f s)", m.cap_s);
+      std::printf("  top %zu re-measured interleaved: %d round%s, stopped: %s, %.1f s%s\n"
+                  "  (median, 95%% CI, rounds timed):\n",
+                  s.remeasured.size(), m.rounds, m.rounds == 1 ? "" : "s", to_string(m.stop).c_str(), m.wall_s, cap);
       for (const auto& r : s.remeasured)
-        std::printf("    %9s us [%s, %s] %s %s\n", fmt_us(r.timing.median_us).c_str(),
-                    fmt_us(r.timing.ci_lo_us).c_str(), fmt_us(r.timing.ci_hi_us).c_str(),
+        std::printf("    %9s us [%s, %s] %2d %s %s\n", fmt_us(r.timing.median_us).c_str(),
+                    fmt_us(r.timing.ci_lo_us).c_str(), fmt_us(r.timing.ci_hi_us).c_str(), r.rounds,
                     r.tied_with_best ? "tie " : "    ", to_string(r.config).c_str());
     }
   }

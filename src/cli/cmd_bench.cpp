@@ -43,6 +43,12 @@ std::vector<Contender> contenders_for(const Family& f, const Shape& shape, const
   return out;
 }
 
+// 0: until the rule knows the answer (at most kMaxAutoRounds rounds, no time cap); else that many rounds.
+void set_rounds(SideBySideOptions& o, int rounds) {
+  o.until_decided = rounds == 0;
+  o.rounds = o.until_decided ? kMaxAutoRounds : rounds;
+}
+
 void run_plan(const Globals& g, const BenchPlan& plan, bool json) {
   const Family f = load_family(g, plan.family);
   check_defines(f, plan.defines);
@@ -65,8 +71,8 @@ void run_plan(const Globals& g, const BenchPlan& plan, bool json) {
   nlohmann::json all = nlohmann::json::array();
   for (size_t i = 0; i < shapes.size(); ++i) {
     const auto contenders = contenders_for(f, shapes[i], device, plan, store ? &*store : nullptr);
-    const auto results = time_side_by_side(f, shapes[i], device, worker, cache, contenders, plan.options);
-    const BenchReport report = bench_report(f, shapes[i], device.name, plan.options.rounds, contenders, results);
+    const SideBySideRun run = time_side_by_side(f, shapes[i], device, worker, cache, contenders, plan.options);
+    const BenchReport report = bench_report(f, shapes[i], device.name, plan.options, contenders, run);
     if (json) {
       nlohmann::json j = report.envelope;
       j["rows"] = report.table.json();
@@ -86,7 +92,8 @@ void add_bench(CLI::App& app, Globals& g) {
       "bench", "Time several configs side by side in one worker session (gated first, interleaved rounds)");
   static std::string family, shape, experiment;
   static std::vector<std::string> configs, defines;
-  static int rounds = 7;
+  static std::string rounds = "7";
+  static double rewarm_ms = kRewarmMs;
   static bool json = false;
   cmd->add_option("--family", family, "Family name (default: the experiment's)");
   cmd->add_option("--shape", shape, "Shape, e.g. B=2,H=8,S=512,D=64,causal=0,dtype=f16");
@@ -96,7 +103,15 @@ void add_bench(CLI::App& app, Globals& g) {
       ->check(printable_text());
   cmd->add_option("--define", defines, "Extra #define NAME=V for every config (repeatable)")->check(printable_text());
   cmd->add_option("--experiment", experiment, "Run an experiment file (experiments/*.json) instead");
-  cmd->add_option("--rounds", rounds, "Interleaved timing rounds")->check(whole_number(1, 1000))->capture_default_str();
+  cmd->add_option("--rounds", rounds,
+                  "Interleaved timing rounds, or auto: batches of rounds until the fastest config's interval "
+                  "separates from the rest or a tie is established (at most 21; the heading says why it stopped)")
+      ->check(rounds_or_auto())
+      ->capture_default_str();
+  cmd->add_option("--rewarm-ms", rewarm_ms,
+                  "Warm-up before each config's rounds after its first (its first gets the full 200 ms)")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {
     BenchPlan plan;
@@ -107,16 +122,16 @@ void add_bench(CLI::App& app, Globals& g) {
       if (!shape.empty() || !configs.empty())
         throw std::runtime_error("--experiment takes its shapes and configs from the file: drop --shape/--config");
       plan = {e.family, e.shapes, e.suite, e.configs, e.defines, {}};
-      plan.options.rounds = e.rounds;
+      set_rounds(plan.options, e.rounds);
       if (!json) std::printf("experiment %s%s%s\n\n", e.name.c_str(), e.question.empty() ? "" : ": ",
                              e.question.c_str());
     } else {
       if (family.empty() || shape.empty() || configs.empty())
         throw std::runtime_error("bench needs --family, --shape and at least one --config (or --experiment)");
       plan = {family, {shape}, "", configs, {}, {}};
-      plan.options.rounds = rounds;
+      set_rounds(plan.options, parse_rounds(rounds));
     }
-    if (plan.options.rounds < 1) throw std::runtime_error("--rounds must be at least 1");
+    plan.options.rewarm_ms = rewarm_ms;
     if (!defines.empty()) {
       const Family f = load_family(g, plan.family);
       for (const auto& [name, value] : parse_defines(f, defines)) plan.defines[name] = value;

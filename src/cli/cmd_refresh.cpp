@@ -19,12 +19,18 @@ void add_refresh(CLI::App& app, Globals& g) {
   cmd->add_option("--top", top, "Stored configs per shape to refresh (the fastest first)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1000}));
+  static std::string finalist_rounds = "auto";
+  cmd->add_option("--finalist-rounds", finalist_rounds,
+                  "Rounds of the finalists' re-measure: auto (until the answer is known) or a fixed N")
+      ->check(rounds_or_auto())
+      ->capture_default_str();
   cmd->add_flag("--json", json, "Print the outcome as JSON");
   set_action(cmd, [&g] {
     const Family f = load_family(g, family);
     const auto selected = select_shapes(f, shapes, suite);
     Store store(g.db, Store::Access::ReadWriteExisting);  // refreshes stored results: none in a new file
-    const CampaignOptions o = refresh_options(store, f, selected, top, base_campaign_options(g));
+    CampaignOptions o = refresh_options(store, f, selected, top, base_campaign_options(g));
+    o.finalist_rounds = parse_rounds(finalist_rounds);
     install_stop_handler();
     const auto outcome = run_campaign(store, f, selected, o);
     report_outcome(outcome, json, g);

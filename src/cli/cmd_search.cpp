@@ -93,6 +93,19 @@ void add_search(CLI::App& app, Globals& g) {
   cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
       ->check(whole_number(0, 1000))
       ->capture_default_str();
+  static std::string finalist_rounds = "auto";
+  cmd->add_option("--finalist-rounds", finalist_rounds,
+                  "Rounds of that re-measure: auto (until the fastest's interval separates from the rest or a "
+                  "tie is established, at most 21 and the time cap) or a fixed N")
+      ->check(rounds_or_auto())
+      ->capture_default_str();
+  cmd->add_option("--finalist-share", o.finalist_share,
+                  "With auto: the re-measure's time cap as a share of the shape's search (worker seconds)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--finalist-min-s", o.finalist_min_s, "With auto: the time cap's floor in seconds")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
   cmd->add_option("--schedule", o.schedule,
                   "Several shapes: interleave (searched at once, the GPU shared by expected gain) | sequential")
       ->check(one_of({"interleave", "sequential"}))
@@ -125,6 +138,7 @@ void add_search(CLI::App& app, Globals& g) {
     opts.worker_argv = base.worker_argv;
     opts.quiet = g.quiet;
     opts.timing.cold_l2 = cold_l2;
+    opts.finalist_rounds = parse_rounds(finalist_rounds);
     if (!time_budget.empty()) opts.budget.time_s = parse_duration(time_budget);
     if (!fixed.empty()) opts.fixed = parse_assignment(fixed);
     if (gpus != "all") opts.gpus = parse_gpu_list(gpus);

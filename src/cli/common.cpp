@@ -183,6 +183,26 @@ CLI::Validator whole_number(int64_t min, int64_t max) {
       range.substr(2));
 }
 
+CLI::Validator rounds_or_auto() {
+  const CLI::Validator count = whole_number(1, 1000);
+  return CLI::Validator(
+      [count](std::string& text) -> std::string {
+        if (text == "auto") return "";
+        std::string copy = text;
+        return count(copy).empty() ? "" : "expected auto or a whole number from 1 to 1000, got '" + text + "'";
+      },
+      "auto|N");
+}
+
+int parse_rounds(const std::string& text) {
+  if (text == "auto") return 0;
+  int v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > 1000)
+    throw UsageError("rounds: expected auto or a whole number from 1 to 1000, got '" + text + "'");
+  return v;
+}
+
 CLI::Validator duration() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -70,6 +70,10 @@ double parse_duration(const std::string& text);
 // otherwise take "-5" as 2^64-5). Their messages become "kforge: --opt: <problem>".
 // A whole number in [min, max], written in decimal.
 CLI::Validator whole_number(int64_t min, int64_t max = int64_t{1} << 40);
+// "auto" (the rounds stop when the answer is known: eval/round_rule) or a whole number from 1 to 1000.
+CLI::Validator rounds_or_auto();
+// Its value: 0 for "auto".
+int parse_rounds(const std::string& text);
 // A number of seconds, finite, > 0 and at most a year.
 CLI::Validator positive_seconds();
 // A duration parse_duration accepts.

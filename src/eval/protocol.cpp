@@ -278,7 +278,14 @@ DeviceLimits device_limits_from_json(const json& j) {
 // --- TimeMany --------------------------------------------------------------------------
 
 json to_json(const TimeManyRequest& r) {
-  return {{"type", "time_many"}, {"id", r.id}, {"items", items_to_json(r.items)}, {"rounds", r.rounds}};
+  json j = {{"type", "time_many"}, {"id", r.id}, {"items", items_to_json(r.items)}, {"rounds", r.rounds},
+            {"rewarm_ms", r.rewarm_ms}};
+  if (r.until_decided) {
+    j["until_decided"] = true;
+    j["rule"] = {{"first_batch", r.rule.first_batch}, {"batch", r.rule.batch}, {"tie_rel", r.rule.tie_rel}};
+    j["max_s"] = r.max_s;
+  }
+  return j;
 }
 
 TimeManyRequest time_many_request_from_json(const json& j) {
@@ -288,11 +295,27 @@ TimeManyRequest time_many_request_from_json(const json& j) {
   r.id = required<int64_t>(j, "id");
   r.items = items_from_json(j, eval_request_from_json);
   optional_into(j, "rounds", r.rounds);
+  optional_into(j, "rewarm_ms", r.rewarm_ms);
+  optional_into(j, "until_decided", r.until_decided);
+  optional_into(j, "max_s", r.max_s);
+  if (auto it = j.find("rule"); it != j.end()) {
+    nested("rule", [&] {
+      expect_object(*it, "rule");
+      optional_into(*it, "first_batch", r.rule.first_batch);
+      optional_into(*it, "batch", r.rule.batch);
+      optional_into(*it, "tie_rel", r.rule.tie_rel);
+      return 0;
+    });
+  }
   return r;
 }
 
 json to_json(const TimeManyResult& r) {
-  return {{"type", "times"}, {"id", r.id}, {"items", items_to_json(r.items)}};
+  json j = {{"type", "times"}, {"id", r.id}, {"items", items_to_json(r.items)}};
+  if (r.rounds > 0) j["rounds"] = r.rounds;
+  if (r.stop != RoundStop::Continue) j["stop"] = to_string(r.stop);
+  if (!r.round_us.empty()) j["round_us"] = r.round_us;
+  return j;
 }
 
 TimeManyResult time_many_result_from_json(const json& j) {
@@ -301,6 +324,22 @@ TimeManyResult time_many_result_from_json(const json& j) {
   TimeManyResult r;
   r.id = required<int64_t>(j, "id");
   r.items = items_from_json(j, eval_result_from_json);
+  optional_into(j, "rounds", r.rounds);
+  std::string stop;
+  optional_into(j, "stop", stop);
+  r.stop = round_stop_from_string(stop);
+  if (auto it = j.find("round_us"); it != j.end()) {
+    nested("field 'round_us'", [&] {
+      if (!it->is_array()) fail(std::string("expected array, got ") + it->type_name());
+      for (const auto& per_item : *it) {
+        if (!per_item.is_array()) fail(std::string("expected arrays, got ") + per_item.type_name());
+        std::vector<double> us;
+        for (const auto& v : per_item) us.push_back(convert<double>(v, "round_us"));
+        r.round_us.push_back(std::move(us));
+      }
+      return 0;
+    });
+  }
   return r;
 }
 

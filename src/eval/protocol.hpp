@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/vocabulary.hpp"
+#include "eval/round_rule.hpp"
 
 namespace kf {
 
@@ -41,16 +42,30 @@ struct EvalResult {
   std::optional<TimingStats> timing;
 };
 
+// Warm-up before an item's rounds after its first, in place of the timing options' warm-up. The
+// rounds run back to back, so the GPU is already under the load the full warm-up brings it to; a
+// short one re-estimates the launch time and brings the item's own data back into the caches. The
+// full warm-up (200 ms) on every round was most of a finalists' re-measure of us-scale kernels.
+constexpr double kRewarmMs = 20;
+
 // Re-measure several gated kernels interleaved, in rounds, in one session (noise-aware
-// selection and ablation): item i is timed once per round, rounds alternate the order.
+// selection and ablation): item i is gated once, then timed once per round, rounds alternate the
+// order. With until_decided the rounds stop when the rule says so (eval/round_rule).
 struct TimeManyRequest {
   int64_t id = 0;
   std::vector<EvalRequest> items;
-  int rounds = 5;
+  int rounds = 5;              // the fixed count, or with until_decided the most
+  bool until_decided = false;
+  RoundRule rule;
+  double max_s = 0;            // with until_decided, > 0: the request's time cap (gate included)
+  double rewarm_ms = kRewarmMs;
 };
 struct TimeManyResult {
   int64_t id = 0;
   std::vector<EvalResult> items;  // timing.median_us is the median over rounds
+  int rounds = 0;                 // rounds run (0: a worker that did not say)
+  RoundStop stop = RoundStop::Continue;  // what ended them (Continue: a worker that did not say)
+  std::vector<std::vector<double>> round_us;  // per item its per-round medians (empty: not said)
 };
 
 nlohmann::json to_json(const TimingOptions& t);

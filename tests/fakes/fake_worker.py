@@ -5,7 +5,7 @@ usage: python3 -S fake_worker.py MODE [N]     (-S: start faster; only the stdlib
 
 Answers requests correctly except on request N (1-based, default 1), where MODE decides:
   ok            always answer correctly (timing.median_us echoes config BLOCK_M, if any, or the
-                parameter named by KFORGE_FAKE_TIME_PARAM)
+                parameter named by KFORGE_FAKE_TIME_PARAM; time_many: that time in every round)
   segv          die by SIGSEGV          exit3   exit with code 3       abort  abort()
   hang          never answer            garbage print a non-JSON line
   wrong_id      answer with another id  wrong_type  answer "times" to evaluate and vice versa
@@ -74,7 +74,16 @@ def answer(req):
         time.sleep(float(os.environ.get("KFORGE_FAKE_EVAL_S", "0")))
     if req.get("type") == "time_many":
         items = [ok_result(item) for item in req["items"]]
-        send({"type": "times", "id": req["id"], "items": items})
+        # Every round times the same, so with the rule on the first batch decides: one config, a tie
+        # when the fastest time is shared, else separated.
+        rounds, stop = req.get("rounds", 5), "fixed"
+        if req.get("until_decided"):
+            rounds = min(rounds, req.get("rule", {}).get("first_batch", 5))
+            times = sorted(item["timing"]["median_us"] for item in items)
+            stop = "one kernel" if len(times) < 2 else ("tie" if times[0] == times[1] else "separated")
+        round_us = [[item["timing"]["median_us"]] * rounds for item in items]
+        send({"type": "times", "id": req["id"], "items": items, "rounds": rounds, "stop": stop,
+              "round_us": round_us})
     else:
         send(ok_result(req))
 

@@ -243,6 +243,9 @@ TimeManyResult WorkerClient::time_many(const TimeManyRequest& req) {
       return fail_all(impl_->protocol_error("times item " + std::to_string(i) + " has id " +
                                             std::to_string(res.items[i].id) + ", expected " +
                                             std::to_string(req.items[i].id)));
+  if (!res.round_us.empty() && res.round_us.size() != res.items.size())
+    return fail_all(impl_->protocol_error("times has round_us for " + std::to_string(res.round_us.size()) +
+                                          " items, expected " + std::to_string(res.items.size())));
   for (const auto& item : res.items)
     if (item.status == Status::RuntimeFault) impl_->retire = true;
   return res;

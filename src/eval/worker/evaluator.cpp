@@ -1,6 +1,7 @@
 #include "eval/worker/evaluator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -266,32 +267,50 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
 }
 
 TimeManyResult Evaluator::time_many(const TimeManyRequest& req) {
+  const auto t0 = std::chrono::steady_clock::now();
   TimeManyResult out;
   out.id = req.id;
   const size_t n = req.items.size();
   std::vector<std::unique_ptr<Candidate>> cands(n);
   std::vector<std::vector<TimingStats>> rounds(n);
   out.items.resize(n);
+  // Each item is gated once; the rounds time the survivors only.
   for (size_t i = 0; i < n; ++i) {
     out.items[i].id = req.items[i].id;
     guarded(out.items[i], [&] { cands[i] = gate(req.items[i], out.items[i]); });
     if (out.items[i].status != Status::Ok) cands[i].reset();
   }
-  // Interleaved rounds, alternating direction, so drift (clocks, temperature, neighbours)
-  // spreads evenly over the items instead of favouring the first.
-  for (int round = 0; round < std::max(req.rounds, 1); ++round) {
-    for (size_t k = 0; k < n; ++k) {
-      const size_t i = round % 2 == 0 ? k : n - 1 - k;
-      if (!cands[i]) continue;
-      EvalResult& r = out.items[i];
-      guarded(r, [&] {
-        if (auto t = time(*cands[i], r, req.items[i].timing)) rounds[i].push_back(*t);
-      });
-      if (r.status != Status::Ok) cands[i].reset();
+  auto time_one = [&](size_t i) -> std::optional<double> {
+    if (!cands[i]) return std::nullopt;
+    EvalResult& r = out.items[i];
+    TimingOptions o = req.items[i].timing;
+    if (!rounds[i].empty()) o.warmup_ms = std::min(o.warmup_ms, req.rewarm_ms);  // (kRewarmMs says why)
+    guarded(r, [&] {
+      if (auto t = time(*cands[i], r, o)) rounds[i].push_back(*t);
+    });
+    if (r.status != Status::Ok) {
+      cands[i].reset();
+      return std::nullopt;
+    }
+    return rounds[i].back().median_us;
+  };
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  RoundPlan plan;
+  plan.rounds = req.rounds;
+  plan.until_decided = req.until_decided;
+  plan.rule = req.rule;
+  plan.max_s = req.until_decided ? req.max_s : 0;
+  RoundsRun run = run_rounds(n, plan, time_one, elapsed_s);
+  out.rounds = run.rounds;
+  out.stop = run.stop;
+  for (size_t i = 0; i < n; ++i) {
+    if (cands[i] && !rounds[i].empty()) {
+      out.items[i].timing = combine_rounds(rounds[i]);
+    } else {
+      run.samples[i].clear();  // no timing for an item that failed a round
     }
   }
-  for (size_t i = 0; i < n; ++i)
-    if (cands[i] && !rounds[i].empty()) out.items[i].timing = combine_rounds(rounds[i]);
+  out.round_us = std::move(run.samples);
   return out;
 }
 
