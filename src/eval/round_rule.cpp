@@ -71,15 +71,17 @@ RoundsRun run_rounds(size_t n, const RoundPlan& plan, const std::function<std::o
   run.stop = plan.until_decided ? RoundStop::OneKernel : RoundStop::Fixed;  // (no kernel left to time)
   const int max_rounds = std::max(plan.rounds, 1);
   std::vector<bool> alive(n, true), next(n, true);
-  int next_look = std::min(std::max(plan.rule.first_batch, 1), max_rounds);
+  const int first_batch = std::min(std::max(plan.rule.first_batch, 1), max_rounds);
+  int next_look = first_batch;
   double last_round_s = 0;
   size_t last_round_timed = 0;
   for (int r = 0; r < max_rounds; ++r) {
     size_t to_time = 0;
     for (size_t i = 0; i < n; ++i) to_time += alive[i] && next[i];
     if (to_time == 0) break;
-    // The first round carries each kernel's full warm-up: later rounds are estimated from the one before.
-    if (r > 0 && plan.max_s > 0 && last_round_timed > 0 &&
+    // The first batch always runs (fewer rounds give no interval to judge); the rounds after it are
+    // estimated from the one before (not from the first, which carries each kernel's full warm-up).
+    if (plan.until_decided && r >= first_batch && plan.max_s > 0 && last_round_timed > 0 &&
         elapsed_s() + last_round_s / static_cast<double>(last_round_timed) * static_cast<double>(to_time) > plan.max_s) {
       run.stop = RoundStop::TimeCap;
       break;

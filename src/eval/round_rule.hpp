@@ -55,7 +55,8 @@ struct RoundPlan {
   int rounds = 7;              // the fixed count, or with the rule the most
   bool until_decided = false;  // the rule decides when to stop (batches, judge_rounds)
   RoundRule rule;
-  double max_s = 0;  // > 0: no round starts that would end past it (estimated from the last round)
+  double max_s = 0;  // with the rule, > 0: after the first batch, no round starts that would end past it
+                     // (estimated from the round before)
 };
 
 struct RoundsRun {

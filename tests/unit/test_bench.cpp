@@ -96,7 +96,10 @@ TEST(BenchReport, RatiosToTheFirstAndNoTimeForAFailedGate) {
   std::vector<Contender> cs{{"first", parse_user_config(f, ""), {}},
                             {"second", parse_user_config(f, "VEC=4"), {{"DIAG", int64_t{1}}}},
                             {"broken", parse_user_config(f, "VEC=1"), {}}};
-  std::vector<ContenderResult> rs(3);
+  SideBySideRun run;
+  run.contenders.resize(3);
+  run.rounds = 5;
+  std::vector<ContenderResult>& rs = run.contenders;
   rs[0].timing = TimingStats{};
   rs[0].timing->median_us = 2.0;
   rs[0].timing->ci_lo_us = 1.9;
@@ -106,7 +109,10 @@ TEST(BenchReport, RatiosToTheFirstAndNoTimeForAFailedGate) {
   rs[1].timing->median_us = 3.0;
   rs[2].status = Status::WrongResult;
   rs[2].error = "max_abs 9 on odd";
-  const cli::BenchReport r = cli::bench_report(f, s, "Fake GPU", 5, cs, rs);
+  rs[0].rounds = rs[1].rounds = 5;
+  SideBySideOptions o;
+  o.rounds = 5;
+  const cli::BenchReport r = cli::bench_report(f, s, "Fake GPU", o, cs, run);
   const auto& rows = r.table.json();
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_DOUBLE_EQ(rows[0]["ratio"].get<double>(), 1.0);
@@ -118,8 +124,36 @@ TEST(BenchReport, RatiosToTheFirstAndNoTimeForAFailedGate) {
   const std::string text = r.table.text();
   EXPECT_NE(text.find("1.90-2.10"), std::string::npos);
   EXPECT_NE(text.find("wrong_result: max_abs 9 on odd"), std::string::npos);
-  EXPECT_NE(r.heading.find("5 interleaved rounds"), std::string::npos);
+  EXPECT_NE(r.heading.find("5 interleaved rounds,"), std::string::npos) << r.heading;
   EXPECT_EQ(r.envelope["device"], "Fake GPU");
+  EXPECT_EQ(r.envelope["rounds"], 5);
+  EXPECT_EQ(r.envelope["rounds_asked"], 5);
+  EXPECT_EQ(r.envelope["stop"], "fixed");
+  EXPECT_EQ(rows[0]["rounds"], 5);
+}
+
+TEST(BenchReport, AutoRoundsSayHowManyRanAndWhyTheyStopped) {
+  const Family f = toy();
+  const Shape s = toy_shape(f);
+  std::vector<Contender> cs{{"a", parse_user_config(f, ""), {}}, {"b", parse_user_config(f, "VEC=4"), {}}};
+  SideBySideRun run;
+  run.contenders.resize(2);
+  run.rounds = 9;
+  run.stop = RoundStop::Separated;
+  for (auto& r : run.contenders) r.timing = TimingStats{};
+  run.contenders[0].rounds = 9;
+  run.contenders[1].rounds = 5;  // behind after the first batch
+  run.contenders[1].round_us = {1, 2, 3, 4, 5};
+  SideBySideOptions o;
+  o.until_decided = true;
+  o.rounds = kMaxAutoRounds;
+  const cli::BenchReport r = cli::bench_report(f, s, "Fake GPU", o, cs, run);
+  EXPECT_NE(r.heading.find("9 interleaved rounds (auto, at most 21: separated)"), std::string::npos) << r.heading;
+  EXPECT_EQ(r.envelope["rounds_asked"], "auto");
+  EXPECT_EQ(r.envelope["stop"], "separated");
+  EXPECT_EQ(r.table.json()[1]["rounds"], 5);
+  EXPECT_EQ(r.table.json()[1]["round_us"].size(), 5u);
+  EXPECT_NE(r.table.text().find(" 5 "), std::string::npos) << r.table.text();
 }
 
 struct SideBySide : ::testing::Test {
@@ -153,7 +187,12 @@ TEST_F(SideBySide, InvalidConfigsAreNotSentAndTheRestComeBackInOrder) {
   o.compile_threads = 2;
   // N=4098 is not a multiple of VEC=4: that contender violates a constraint and never reaches the worker.
   const Shape odd = parse_shape(f, "N=4098,dtype=f16");
-  auto res = time_side_by_side(f, s, d, worker, cache, cs, o);
+  const SideBySideRun run = time_side_by_side(f, s, d, worker, cache, cs, o);
+  const auto& res = run.contenders;
+  EXPECT_EQ(run.rounds, 2);
+  EXPECT_EQ(run.stop, RoundStop::Fixed);
+  EXPECT_EQ(res[0].rounds, 2);
+  EXPECT_EQ(res[0].round_us, (std::vector<double>{256, 256}));
   ASSERT_EQ(res.size(), 4u);
   ASSERT_TRUE(res[0].timing && res[1].timing);
   EXPECT_DOUBLE_EQ(res[0].timing->median_us, 256);  // the stand-in echoes BLOCK
@@ -161,11 +200,34 @@ TEST_F(SideBySide, InvalidConfigsAreNotSentAndTheRestComeBackInOrder) {
   EXPECT_NE(res[1].variant_hash, res[2].variant_hash);  // the define is part of the hash
   EXPECT_EQ(res[1].variant_hash, res[3].variant_hash);
   EXPECT_DOUBLE_EQ(res[0].flops, 4096);
-  const auto bad = time_side_by_side(f, odd, d, worker, cache, {{"v4", too_wide, {}}, cs[1]}, o);
+  const auto bad = time_side_by_side(f, odd, d, worker, cache, {{"v4", too_wide, {}}, cs[1]}, o).contenders;
   EXPECT_EQ(bad[0].status, Status::Invalid);
   EXPECT_NE(bad[0].error.find("N % VEC == 0"), std::string::npos);
   EXPECT_FALSE(bad[0].timing);
   EXPECT_TRUE(bad[1].timing);
+}
+
+TEST_F(SideBySide, AutoRoundsAskTheWorkerForTheRuleAndReportItsStop) {
+  const Family f = toy();
+  const Shape s = toy_shape(f);
+  WorkerClient worker = fake();
+  CubinCache cache(dir / "cache");
+  const DeviceLimits d = worker.device();
+  SideBySideOptions o;
+  o.until_decided = true;
+  o.rounds = kMaxAutoRounds;
+  o.compile_threads = 2;
+  // The stand-in decides at the first batch: distinct times separate, a shared fastest time ties.
+  const SideBySideRun run = time_side_by_side(
+      f, s, d, worker, cache, {{"b256", parse_user_config(f, "BLOCK=256"), {}}, {"b64", parse_user_config(f, "BLOCK=64"), {}}}, o);
+  EXPECT_EQ(run.rounds, 5);
+  EXPECT_EQ(run.stop, RoundStop::Separated);
+  EXPECT_EQ(run.contenders[1].rounds, 5);
+  EXPECT_GT(run.wall_s, 0);
+  EXPECT_EQ(rounds_text(o, run), "5 interleaved rounds (auto, at most 21: separated)");
+  const SideBySideRun tie = time_side_by_side(
+      f, s, d, worker, cache, {{"a", parse_user_config(f, "BLOCK=64"), {}}, {"b", parse_user_config(f, "BLOCK=64,VEC=4"), {}}}, o);
+  EXPECT_EQ(tie.stop, RoundStop::Tie);
 }
 
 TEST(SideBySideAblation, OneParameterChangesOfTheBase) {
@@ -214,6 +276,8 @@ TEST_F(SideBySide, ExperimentFilesAreCheckedOnLoad) {
   EXPECT_EQ(e.configs.size(), 2u);
   EXPECT_EQ(e.rounds, 3);
   EXPECT_EQ(to_string(e.defines), "DIAG=1");
+  write(dir / "auto.json", R"({"name": "n", "family": "toy", "suite": "small", "configs": ["best"], "rounds": "auto"})");
+  EXPECT_EQ(load_experiment(dir / "auto.json").rounds, 0);
   const std::vector<std::pair<std::string, std::string>> bad{
       {R"({"name": "n", "family": "toy", "suite": "small"})", "missing \"configs\""},
       {R"({"name": "n", "family": "toy", "suite": "small", "configs": []})", "\"configs\" is empty"},
@@ -221,6 +285,7 @@ TEST_F(SideBySide, ExperimentFilesAreCheckedOnLoad) {
       {R"({"name": "n", "family": "toy", "suite": "s", "shapes": ["N=1"], "configs": ["a=1"]})", "either"},
       {R"({"name": "n", "family": "toy", "suite": "s", "configs": ["a=1"], "color": 1})", "unknown key \"color\""},
       {R"({"name": "n", "family": "toy", "suite": "s", "configs": ["a=1"], "rounds": 0})", "rounds"},
+      {R"({"name": "n", "family": "toy", "suite": "s", "configs": ["a=1"], "rounds": "many"})", "\"auto\" or"},
       {R"({"name": "n", "family": "toy", "suite": "s", "configs": [1]})", "list of strings"},
       {R"({"name": "n", "family": "toy", )", "not valid JSON"}};
   for (const auto& [text, why] : bad) {
