@@ -392,5 +392,38 @@ TEST_F(WorkerGpu, TimeManyInterleavesRounds) {
   }
   EXPECT_EQ(res.items[2].status, Status::WrongResult);
   EXPECT_FALSE(res.items[2].timing);
+  EXPECT_EQ(res.rounds, 3);
+  EXPECT_EQ(res.stop, RoundStop::Fixed);
+  ASSERT_EQ(res.round_us.size(), 3u);
+  EXPECT_EQ(res.round_us[0].size(), 3u);
+  EXPECT_TRUE(res.round_us[2].empty());
   std::cout << run.lines[1].dump() << "\n";
+}
+
+// With the rule on, the rounds come in batches and stop once it knows the answer; each item says how
+// many rounds it was timed in.
+TEST_F(WorkerGpu, TimeManyStopsWhenTheRuleKnowsTheAnswer) {
+  const Shape s = shape_of(1 << 20);
+  TimeManyRequest tm;
+  tm.id = 78;
+  tm.rounds = kMaxAutoRounds;
+  tm.until_decided = true;
+  tm.items = {request(1, config_of(128, 1), s), request(2, config_of(256, 2), s),
+              request(3, config_of(128, 1, "wrong"), s)};
+  const WorkerRun run = run_worker_process({to_json(tm)});
+  EXPECT_EQ(run.exit_code, 0) << run.raw;
+  ASSERT_EQ(run.lines.size(), 2u) << run.raw;
+  const TimeManyResult res = time_many_result_from_json(run.lines[1]);
+  EXPECT_GE(res.rounds, 5);
+  EXPECT_LE(res.rounds, kMaxAutoRounds);
+  EXPECT_TRUE(res.stop == RoundStop::Separated || res.stop == RoundStop::Tie || res.stop == RoundStop::MaxRounds)
+      << to_string(res.stop);
+  ASSERT_EQ(res.round_us.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    expect_sane_timing(res.items[i], 60 * kMaxAutoRounds);
+    EXPECT_GE(res.round_us[i].size(), 5u);
+    EXPECT_LE(res.round_us[i].size(), static_cast<size_t>(res.rounds));
+  }
+  EXPECT_TRUE(res.round_us[2].empty());
+  std::cout << "rounds " << res.rounds << ", stopped: " << to_string(res.stop) << "\n";
 }

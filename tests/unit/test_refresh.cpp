@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "campaign/finalist_ranking.hpp"
+#include "campaign/finalists.hpp"
 #include "campaign/refresh.hpp"
 #include "cli_run.hpp"
 #include "family/render.hpp"
@@ -267,7 +268,45 @@ TEST_F(RefreshFixture, ACampaignKeepsItsFinalistsRanking) {
   for (size_t i = 0; i < ranking->order.size(); ++i) {
     EXPECT_EQ(ranking->order[i].config, to_string(out.shapes[0].remeasured[i].config));
     EXPECT_DOUBLE_EQ(ranking->order[i].median_us, out.shapes[0].remeasured[i].timing.median_us);
+    // each config's rounds are kept, so a later rule can be checked on real ones
+    EXPECT_EQ(ranking->order[i].rounds, 5);
+    EXPECT_EQ(ranking->order[i].round_us.size(), 5u);
+    EXPECT_EQ(out.shapes[0].remeasured[i].rounds, 5);
   }
+  // By default the rounds stop when the answer is known: the stand-in times every config alike (a tie)
+  // in every round, so the first batch decides; the cap is the floor (a refresh searches little).
+  const auto& how = out.shapes[0].remeasure;
+  EXPECT_EQ(how.rounds, 5);
+  EXPECT_EQ(how.stop, RoundStop::Tie);
+  EXPECT_DOUBLE_EQ(how.cap_s, 3.0);
+  EXPECT_GT(how.wall_s, 0);
   // the campaign's own settings are still there for a resume
   EXPECT_EQ(store.campaign(out.campaign_id)->options.at("strategy"), "refresh");
+  EXPECT_EQ(store.campaign(out.campaign_id)->options.at("finalist_rounds"), 0);
+}
+
+TEST_F(RefreshFixture, AFixedFinalistRoundCountRunsThatManyRoundsWithoutACap) {
+  Store store(dir / "r.db");
+  for (size_t i = 0; i < 3; ++i) store.add_evaluation(result(i, 1.0 + 0.1 * static_cast<double>(i), "an older kernel source"));
+  CampaignOptions o = refresh_options(store, family, {shape}, 3, base("ok"));
+  o.finalist_rounds = 21;
+  const auto out = run_campaign(store, family, {shape}, o);
+  const auto& how = out.shapes.at(0).remeasure;
+  EXPECT_EQ(how.rounds, 21);
+  EXPECT_EQ(how.stop, RoundStop::Fixed);
+  EXPECT_DOUBLE_EQ(how.cap_s, 0.0);
+  EXPECT_EQ(campaign_options_from_json(store.campaign(out.campaign_id)->options).finalist_rounds, 21);
+}
+
+TEST(FinalistCap, AShareOfTheShapesSearchWithAFloor) {
+  CampaignOptions o;
+  EXPECT_DOUBLE_EQ(finalist_cap_s(o, 12), 3.0);  // a 40-evaluation search of us-scale kernels
+  EXPECT_DOUBLE_EQ(finalist_cap_s(o, 100), 10.0);
+  o.finalist_share = 0.2;
+  o.finalist_min_s = 1;
+  EXPECT_DOUBLE_EQ(finalist_cap_s(o, 10), 2.0);
+  EXPECT_DOUBLE_EQ(finalist_cap_s(o, 0), 1.0);
+  const CampaignOptions back = campaign_options_from_json(to_json(o));
+  EXPECT_DOUBLE_EQ(back.finalist_share, 0.2);
+  EXPECT_DOUBLE_EQ(back.finalist_min_s, 1);
 }

@@ -118,8 +118,9 @@ TEST(RoundRuleRecorded, PicksTheWinnerOf21RoundsOnEveryRecordedCase) {
       std::cout << ")\n";
       EXPECT_EQ(agree, kReplicates) << c.name << ", outliers " << outliers;
       // The us-scale mission kernels' rounds are tight: the first or second look decides.
-      if (c.mission && outliers <= 0.05)
+      if (c.mission && outliers <= 0.05) {
         EXPECT_LE(static_cast<double>(rounds) / kReplicates, 10.0) << c.name;
+      }
     }
   }
 }

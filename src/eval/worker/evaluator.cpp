@@ -285,10 +285,11 @@ TimeManyResult Evaluator::time_many(const TimeManyRequest& req) {
     EvalResult& r = out.items[i];
     TimingOptions o = req.items[i].timing;
     if (!rounds[i].empty()) o.warmup_ms = std::min(o.warmup_ms, req.rewarm_ms);  // (kRewarmMs says why)
+    const size_t before = rounds[i].size();
     guarded(r, [&] {
       if (auto t = time(*cands[i], r, o)) rounds[i].push_back(*t);
     });
-    if (r.status != Status::Ok) {
+    if (r.status != Status::Ok || rounds[i].size() == before) {
       cands[i].reset();
       return std::nullopt;
     }
