@@ -110,7 +110,7 @@ void add_bench(CLI::App& app, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--rewarm-ms", rewarm_ms,
                   "Warm-up before each config's rounds after its first (its first gets the full 200 ms)")
-      ->check(CLI::Range(0.0, 10000.0))
+      ->check(number_in(0, 10000))
       ->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");
   set_action(cmd, [&g] {

@@ -101,10 +101,10 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--finalist-share", o.finalist_share,
                   "With auto: the re-measure's time cap as a share of the shape's search (worker seconds)")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(number_in(0, 100))
       ->capture_default_str();
   cmd->add_option("--finalist-min-s", o.finalist_min_s, "With auto: the time cap's floor in seconds")
-      ->check(CLI::Range(0.0, 86400.0))
+      ->check(number_in(0, 86400))
       ->capture_default_str();
   cmd->add_option("--schedule", o.schedule,
                   "Several shapes: interleave (searched at once, the GPU shared by expected gain) | sequential")

@@ -313,6 +313,21 @@ CLI::Validator known_arch() {
       "ARCH");
 }
 
+CLI::Validator number_in(double min, double max) {
+  char range[64];
+  std::snprintf(range, sizeof range, "a number from %g to %g", min, max);
+  const std::string want = range;
+  return CLI::Validator(
+      [min, max, want](std::string& text) -> std::string {
+        size_t used = 0;
+        if (!plain_number_prefix(text, used) || used != text.size()) return "expected " + want + ", got '" + escape_controls(text) + "'";
+        const double v = std::strtod(text.c_str(), nullptr);
+        if (!std::isfinite(v) || v < min || v > max) return "expected " + want + ", got '" + escape_controls(text) + "'";
+        return "";
+      },
+      want.substr(2));
+}
+
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
 
 std::string fmt_us(double us) {

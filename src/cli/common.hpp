@@ -76,6 +76,8 @@ CLI::Validator rounds_or_auto();
 int parse_rounds(const std::string& text);
 // A number of seconds, finite, > 0 and at most a year.
 CLI::Validator positive_seconds();
+// A finite number in [min, max] (CLI::Range lets NaN through).
+CLI::Validator number_in(double min, double max);
 // A duration parse_duration accepts.
 CLI::Validator duration();
 // Text without control characters (a newline in --define would split the error line).

@@ -50,6 +50,8 @@ std::vector<BadOption> bad_options() {
     v.push_back({{"replay", "--family", "vecadd", "--seeds", value}, "--seeds"});
     v.push_back({{"replay", "--family", "vecadd", "--budget", value}, "--budget"});
     v.push_back({{"ablate", "--family", "vecadd", "--shape", "N=1,dtype=f32", "--rounds", value}, "--rounds"});
+    v.push_back({{"bench", "--family", "vecadd", "--rounds", value}, "--rounds"});
+    v.push_back({with(search, {"--finalist-rounds", value}), "--finalist-rounds"});
     v.push_back({{"resume", value}, ""});  // "-5" may read as an option: any one-line error
     v.push_back({{"worker", "--device", value}, "--device"});
   }
@@ -58,6 +60,14 @@ std::vector<BadOption> bad_options() {
     v.push_back({{"check", "--family", "vecadd", "--sample", zero}, "--sample"});
     v.push_back({{"check", "--family", "vecadd", "-j", zero}, "-j"});
     v.push_back({{"replay", "--family", "vecadd", "--seeds", zero}, "--seeds"});
+    v.push_back({{"bench", "--family", "vecadd", "--rounds", zero}, "--rounds"});
+    v.push_back({{"refresh", "--family", "vecadd", "--finalist-rounds", zero}, "--finalist-rounds"});
+  }
+  for (const char* a : {"Auto", "auto5", "-1", "nan"}) {
+    v.push_back({{"bench", "--family", "vecadd", "--rounds", a}, "--rounds"});
+    v.push_back({with(search, {"--finalist-share", a}), "--finalist-share"});
+    v.push_back({with(search, {"--finalist-min-s", a}), "--finalist-min-s"});
+    v.push_back({{"bench", "--family", "vecadd", "--rewarm-ms", a}, "--rewarm-ms"});
   }
   for (const char* d : {"-5h", "nan", "inf", "-inf", "0", "0s", "1e400", "5x", "h", "", "nanh", "0x10"}) {
     v.push_back({with(search, {"--time", d}), "--time"});
