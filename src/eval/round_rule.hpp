@@ -7,9 +7,9 @@
 //   - the rounds stop "separated" once every other kernel is behind the leader;
 //   - they stop "tie" once every kernel not behind is tied with the leader: both intervals together
 //     span at most tie_rel of the leader's median, so whichever is faster, it is by less than that;
-//   - else another batch, up to max rounds.
-// A fixed round count (rule off) is today's behaviour. No CUDA here: the worker runs the loop, the
-// tests run it on synthetic rounds.
+//   - else another batch, up to max rounds, or until a time cap.
+// With the rule off, every kernel is timed in each of a fixed count of rounds. No CUDA here: the worker
+// runs the loop, the tests run it on synthetic rounds.
 #pragma once
 #include <cstddef>
 #include <functional>
