@@ -95,7 +95,7 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   static std::string finalist_rounds = "auto";
   cmd->add_option("--finalist-rounds", finalist_rounds,
-                  "Rounds of that re-measure: auto (until the fastest's interval separates from the rest or a "
+                  "Rounds of the top-K re-measure: auto (until the fastest's interval separates from the rest or a "
                   "tie is established, at most 21 and the time cap) or a fixed N")
       ->check(rounds_or_auto())
       ->capture_default_str();
