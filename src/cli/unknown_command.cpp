@@ -23,7 +23,7 @@ namespace {
 bool takes_next_value(const CLI::App& app, const std::string& arg) {
   if (arg.find('=') != std::string::npos) return false;  // --db=x
   for (const CLI::Option* o : app.get_options())
-    if (o->check_name(arg)) return o->get_type_size() != 0;
+    if (o->check_name(arg)) return o->get_expected_max() != 0;  // a flag expects none
   return false;
 }
 }  // namespace

@@ -48,11 +48,12 @@ CliResult kforge_in(const fs::path& dir, const fs::path& db, const fs::path& spe
 // The words /bin/sh makes of `text`, one per line.
 std::vector<std::string> shell_words(const std::string& text, const fs::path& dir) {
   const fs::path out = dir / "words";
-  const std::string cmd = "/bin/sh -c " + sh_word("printf '%s\\n' " + text) + " > " + sh_word(out.string());
+  // NUL-separated: a word may hold a newline.
+  const std::string cmd = "/bin/sh -c " + sh_word("printf '%s\\0' " + text) + " > " + sh_word(out.string());
   if (std::system(cmd.c_str()) != 0) return {"<shell failed>"};
   std::ifstream in(out);
   std::vector<std::string> words;
-  for (std::string w; std::getline(in, w);) words.push_back(w);
+  for (std::string w; std::getline(in, w, '\0');) words.push_back(w);
   return words;
 }
 

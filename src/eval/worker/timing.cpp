@@ -19,7 +19,22 @@ using Clock = std::chrono::steady_clock;
 // Per-launch milliseconds estimated from batches of plain launches; the batches double until
 // warmup_ms of GPU time has passed, which also brings caches warm and the clocks to where sustained
 // load holds them (a heavy kernel on a power-capped GPU settles below its boost clock).
+//
+// A short kernel (< kShortKernelMs a launch) on a GPU this worker kept busy until moments ago
+// (kBusyGapMs) stops after kRewarmMs (eval/protocol.hpp) instead: its clocks are already up, and a kernel of a few
+// microseconds draws too little power for the cap to pull them down. In a search the worker times
+// one kernel after another, and the full 200 ms was most of an evaluation of a us-scale kernel.
+constexpr double kShortKernelMs = 0.05;
+constexpr double kBusyGapMs = 100;
+Clock::time_point g_last_busy{};  // when this worker last finished timing a kernel (one GPU, one thread)
+
+bool busy_moments_ago() {
+  return g_last_busy != Clock::time_point{} &&
+         std::chrono::duration<double, std::milli>(Clock::now() - g_last_busy).count() < kBusyGapMs;
+}
+
 double warm_up(const std::function<void()>& launch, const gpu::Stream& s, double warmup_ms) {
+  const bool busy = busy_moments_ago();
   gpu::Event a, b;
   double total = 0, per_launch = 0;
   for (int n = 1;; n = std::min(n * 2, 4096)) {
@@ -31,6 +46,7 @@ double warm_up(const std::function<void()>& launch, const gpu::Stream& s, double
     total += t;
     per_launch = t / n;
     if (total >= warmup_ms) break;
+    if (busy && total >= kRewarmMs && per_launch < kShortKernelMs) break;
   }
   return std::max(per_launch, 1e-6);
 }
@@ -120,6 +136,7 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
   t.launches_per_rep = per_graph;
   t.plain_median_us = summarize(plain).median;
   t.method = kTimingMethod;
+  g_last_busy = Clock::now();
   return t;
 }
 
