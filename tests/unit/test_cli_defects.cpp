@@ -182,7 +182,10 @@ TEST(CliDefects, AStoppedCampaignPrintsAResumeCommandThatRuns) {
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(dir / "resumed.out");
   const std::string resumed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(resumed.find("campaign 1 done"), std::string::npos) << resumed;
+  // It continues campaign 1: done, or stopped again by the rest of its 1 s on a loaded machine.
+  const bool continued = resumed.find("campaign 1 done") != std::string::npos ||
+                         resumed.find("campaign 1 stopped") != std::string::npos;
+  EXPECT_TRUE(continued) << resumed;
 }
 
 // A newline in --define split the error line (only "define 'A': value '1" was printed).
