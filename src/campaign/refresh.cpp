@@ -8,15 +8,16 @@
 
 namespace kf {
 
-std::vector<Config> refresh_configs(const Store& store, const Family& family, const Shape& shape, size_t k) {
+std::vector<Config> refresh_configs(const Store& store, const Family& family, const Shape& shape, size_t k,
+                                    const std::optional<DeviceKey>& from) {
   std::vector<Config> out;
-  for (const auto& e : store.top(family.name, shape, std::nullopt, k))
+  for (const auto& e : store.top(family.name, shape, from, k))
     out.push_back(complete_stored_config(family, e.config));
   return out;
 }
 
 CampaignOptions refresh_options(const Store& store, const Family& family, const std::vector<Shape>& shapes,
-                                size_t k, CampaignOptions base) {
+                                size_t k, CampaignOptions base, const std::optional<DeviceKey>& from) {
   if (k == 0) throw std::runtime_error("refresh: --top must be at least 1");
   CampaignOptions o = std::move(base);
   o.strategy = "refresh";
@@ -24,11 +25,13 @@ CampaignOptions refresh_options(const Store& store, const Family& family, const 
   o.listed.clear();
   size_t total = 0;
   for (const auto& s : shapes) {
-    auto configs = refresh_configs(store, family, s, k);
+    auto configs = refresh_configs(store, family, s, k, from);
     total += configs.size();
     if (!configs.empty()) o.listed[to_string(s)] = std::move(configs);
   }
-  if (total == 0) throw std::runtime_error("refresh: no gated result of " + family.name + " for the shape(s) given");
+  if (total == 0)
+    throw std::runtime_error("refresh: no gated result of " + family.name + (from ? " on " + from->name : "") +
+                             " for the shape(s) given");
   o.remeasure_top_k = static_cast<int>(k);
   return o;
 }

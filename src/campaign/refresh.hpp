@@ -11,15 +11,16 @@
 
 namespace kf {
 
-// The configs of the k fastest stored results of the shape (any device, one per config),
+// The configs of the k fastest stored results of the shape (of device `from`, or any device; one per config),
 // completed with parameters added since they were stored.
-std::vector<Config> refresh_configs(const Store& store, const Family& family, const Shape& shape, size_t k);
+std::vector<Config> refresh_configs(const Store& store, const Family& family, const Shape& shape, size_t k,
+                                    const std::optional<DeviceKey>& from = std::nullopt);
 
 // Campaign options that run exactly those configs per shape (those already evaluated with their
 // current kernel are skipped by the campaign). base gives the worker command, cache, GPUs and
 // timing. Throws std::runtime_error when no shape has a stored result.
 CampaignOptions refresh_options(const Store& store, const Family& family, const std::vector<Shape>& shapes,
-                                size_t k, CampaignOptions base);
+                                size_t k, CampaignOptions base, const std::optional<DeviceKey>& from = std::nullopt);
 
 // The command that refreshes one shape, for messages, with the database it reads (and the spec
 // folder, unless it is ./search_spaces), each word shell-quoted so it can be pasted as it is:

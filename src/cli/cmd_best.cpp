@@ -1,10 +1,16 @@
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
+#include <set>
 
 #include "campaign/current_results.hpp"
+#include "campaign/refresh.hpp"
 #include "cli/common.hpp"
+#include "cli/device_choice.hpp"
 #include "cli/table.hpp"
 #include "export/commands.hpp"
 #include "family/render.hpp"
+#include "util/shell_quote.hpp"
 
 namespace kf::cli {
 
@@ -30,11 +36,16 @@ std::string ncu_commands(const Globals& g, const Family& f, const Shape& s, cons
 
 void add_best(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("best", "Show the best stored kernel per shape");
-  static std::string family, suite;
+  static std::string family, suite, device = "local";
   static std::vector<std::string> shapes;
   static bool json = false, ncu = false;
   cmd->add_option("--family", family, "Family name")->required();
   add_shape_options(cmd, shapes, suite);
+  cmd->add_option("--device", device,
+                  "Whose results: local (this machine's GPU; a shape it has none for shows another device's, "
+                  "said once), all, or a stored device's name or part of it (e.g. H100)")
+      ->check(printable_text())
+      ->capture_default_str();
   cmd->add_flag("--json", json, "Machine-readable output");
   cmd->add_flag("--ncu", ncu, "Print the commands that profile the winner with Nsight Compute");
   set_action(cmd, [&g] {
@@ -48,14 +59,25 @@ void add_best(CLI::App& app, Globals& g) {
       selected = select_shapes(f, shapes, suite);
     }
     Store store(g.db, Store::Access::ReadOnly);
+    const DeviceChoice here = choose_device(store, device);
     Table table({{"shape", "shape", 44, true},
                  {"median us", "median_us", 10},
                  {"TFLOP/s", "tflops", 8, false, 1},
                  {"vs baselines", "ratios", 24, true},
+                 {"device", "device", 24, true},
                  {"config", "config", 0, true}});
     std::string ncu_text;
+    std::vector<Shape> elsewhere;  // shapes answered from another device's results than the local GPU's
+    std::set<std::string> elsewhere_devices;
     for (const auto& s : selected) {
-      const auto found = best_current(store, f, s, std::nullopt);
+      auto found = best_current(store, f, s, here.key);
+      if (!found && here.fallback) {
+        found = best_current(store, f, s, std::nullopt);
+        if (found) {
+          elsewhere.push_back(s);
+          elsewhere_devices.insert(found->record.device.name);
+        }
+      }
       const std::optional<EvaluationRecord> best = found ? std::optional(found->record) : std::nullopt;
       nlohmann::json j = {{"shape", to_json(s)}};
       std::map<std::string, std::string> text{{"shape", to_string(s)}};
@@ -90,6 +112,7 @@ void add_best(CLI::App& app, Globals& g) {
         }
         j["baselines"] = base;
         text["median_us"] = fmt_us(best->timing->median_us);
+        text["device"] = best->device.name;
         text["ratios"] = ratios.empty() ? "-" : ratios;
         text["config"] = to_string(best->config) + (!found->stale          ? ""
                                                     : found->source_stale ? "  (stale: timed with an older kernel source)"
@@ -107,6 +130,15 @@ void add_best(CLI::App& app, Globals& g) {
     }
     print_table(table, json);
     if (!json && ncu) std::printf("%s", ncu_text.c_str());
+    if (!elsewhere.empty()) {
+      std::string others;
+      for (const auto& d : elsewhere_devices) others += (others.empty() ? "" : ", ") + d;
+      spdlog::warn("{} of {} shape(s) have no result on this {}, only {}'s (shown); `{} --from-device {}` re-times "
+                   "them here{}",
+                   elsewhere.size(), selected.size(), here.local, others,
+                   refresh_command(store, f, elsewhere.front()), shell_quote(*elsewhere_devices.begin()),
+                   elsewhere.size() > 1 ? " (that shape; the others likewise)" : "");
+    }
   });
 }
 

@@ -9,9 +9,11 @@
 #include "campaign/config_gate.hpp"
 #include "campaign/refresh.hpp"
 #include "cli/common.hpp"
+#include "cli/device_choice.hpp"
 #include "export/export.hpp"
 #include "family/user_config.hpp"
 #include "store/sql.hpp"
+#include "util/shell_quote.hpp"
 
 namespace kf::cli {
 
@@ -19,9 +21,7 @@ namespace {
 
 std::optional<DeviceKey> device_named(Store& store, const std::string& device) {
   if (device.empty()) return std::nullopt;
-  for (const auto& d : store.devices())
-    if (d.name == device) return d;
-  throw std::runtime_error("no results for device " + device);
+  return choose_device(store, device).key;
 }
 
 // The database, read-only until something must be gated here (a campaign on the local GPU writes its
@@ -66,9 +66,18 @@ std::vector<EvaluationRecord> stored_winners(ExportStore& db, const Family& f, c
                                              const std::string& device, const std::string& db_name,
                                              const CampaignOptions* regate = nullptr) {
   std::vector<EvaluationRecord> out;
+  const DeviceChoice here = choose_device(db.read(), device.empty() ? "local" : device);
   for (const auto& s : shapes) {
-    const auto only = device_named(db.read(), device);
+    auto only = here.key;
     auto best = best_current(db.read(), f, s, only);
+    if (!best && here.fallback) {  // none of the local GPU: another device's, said
+      only.reset();
+      best = best_current(db.read(), f, s, only);
+      if (best)
+        spdlog::warn("{}: no result on this {}; exporting {}'s winner (`{} --from-device {}` re-times it here)",
+                     to_string(s), here.local, best->record.device.name, refresh_command(db.read(), f, s),
+                     shell_quote(best->record.device.name));
+    }
     if (!best) throw std::runtime_error(no_gated_result(db.read(), f, s, only, db_name));
     if (regate) {
       // Re-gating runs a campaign, which records its results: only then is the database opened for writing.
@@ -120,7 +129,9 @@ void add_export(CLI::App& app, Globals& g) {
   cmd->add_option("--name", name, "Launcher name (several shapes: prefix)");
   cmd->add_option("--arch", arch, "Target, e.g. sm_90 (default: the measured device's; with --ungated: sm_90)")
       ->check(known_arch());
-  cmd->add_option("--device", device, "Use results of this device name (default: any)");
+  cmd->add_option("--device", device,
+                  "Whose results: a stored device's name or part of it (e.g. H100), or all (default: the local GPU's, "
+                  "else any device's, said)");
   cmd->add_flag("--json", json, "Print the manifest");
   cmd->add_flag("--torch", torch,
                 "Also write torch/: the kernel(s) as the torch custom op kforge::<name> (torch/load.py builds and loads it)");

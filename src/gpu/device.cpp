@@ -19,8 +19,7 @@ std::optional<std::string> device_unavailable(int index) {
   return std::nullopt;
 }
 
-DeviceLimits open_device(int index) {
-  check(cudaSetDevice(index), "cudaSetDevice");
+DeviceLimits describe_device(int index) {
   cudaDeviceProp p{};
   check(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties");
   int driver = 0;
@@ -39,6 +38,12 @@ DeviceLimits open_device(int index) {
   d.l2_bytes = p.l2CacheSize;
   // cudaDriverGetVersion encodes 13.0 as 13000.
   d.driver = std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+  return d;
+}
+
+DeviceLimits open_device(int index) {
+  check(cudaSetDevice(index), "cudaSetDevice");
+  DeviceLimits d = describe_device(index);
   // Create the context now, so that its cost and its failures belong to start-up.
   check(cudaFree(nullptr), "cudaFree(context)");
   return d;

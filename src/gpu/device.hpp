@@ -12,6 +12,10 @@ namespace kf::gpu {
 // no CUDA-capable device is detected)"), or nullopt when it can.
 std::optional<std::string> device_unavailable(int index);
 
+// The limits and identity of device `index`, without creating a context on it (a query's look at which GPU
+// this machine has). Throws CudaError.
+DeviceLimits describe_device(int index);
+
 // Makes `index` the current device and returns its limits and identity. Throws CudaError.
 DeviceLimits open_device(int index);
 
