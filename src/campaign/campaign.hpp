@@ -26,7 +26,7 @@ struct Budget {
 class LoopEvaluator;
 
 // Evaluations that run elsewhere: a distributed campaign's work queue, which agents on other
-// nodes serve (src/dist/coordinator.hpp). The campaign then starts no worker, compiles nothing,
+// nodes serve (src/distributed/coordinator.hpp). The campaign then starts no worker, compiles nothing,
 // runs its shapes side by side, and skips the local re-measure and sanitizer steps.
 class RemoteEvaluations {
  public:

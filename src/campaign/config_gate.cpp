@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "campaign/current_results.hpp"
+#include "winner/current_results.hpp"
 
 namespace kf {
 

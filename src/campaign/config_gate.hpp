@@ -9,7 +9,7 @@
 namespace kf {
 
 // The record in which kforge's gate passed `config`'s current kernel at `shape` (on `device`, or any;
-// campaign/current_results gated_record), gating the config on the local GPU first where there is none
+// winner/current_results gated_record), gating the config on the local GPU first where there is none
 // (`store` must then be writable; base gives the worker command, cache and timing). Throws
 // std::runtime_error, one line naming the config, when it cannot be gated here or did not pass the gate.
 EvaluationRecord gate_config(Store& store, const Family& family, const Shape& shape, const Config& config,

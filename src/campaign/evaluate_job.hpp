@@ -27,7 +27,7 @@ struct JobResult {
 };
 
 // Where evaluate_job records what it does, when not straight into the store: a distributed
-// agent records under its lease on the work item (src/dist/agent.cpp), and a write whose lease
+// agent records under its lease on the work item (src/distributed/agent.cpp), and a write whose lease
 // was lost throws (the result is discarded: another agent owns the item now).
 class JobRecorder {
  public:

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "campaign/current_results.hpp"
-#include "campaign/finalist_ranking.hpp"
 #include "campaign/sanitize.hpp"
-#include "campaign/side_by_side.hpp"
+#include "sidebyside/side_by_side.hpp"
+#include "winner/current_results.hpp"
+#include "winner/finalist_ranking.hpp"
 
 namespace kf {
 
@@ -56,7 +56,7 @@ Finalists remeasure_top(const ShapeRun& run, const Shape& shape, double search_s
   // A config ties with the winner when their 95% confidence intervals overlap (the rule stops on a tie
   // only when such configs are also within its tie threshold).
   for (auto& r : out.order) r.tied_with_best = r.timing.ci_lo_us <= out.order.front().timing.ci_hi_us;
-  if (ranking.size() >= 2) {  // the order decides among these configs from now on (campaign/finalist_ranking)
+  if (ranking.size() >= 2) {  // the order decides among these configs from now on (winner/finalist_ranking)
     std::lock_guard lock(run.store_mu);
     record_ranking(run.store, run.campaign_id, shape, ranking);
   }

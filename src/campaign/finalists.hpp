@@ -20,7 +20,7 @@ struct Finalists {
   ShapeOutcome::Remeasure how;
 };
 
-// Re-measures the stored top-K of the shape side by side and records their order (campaign/finalist_ranking).
+// Re-measures the stored top-K of the shape side by side and records their order (winner/finalist_ranking).
 Finalists remeasure_top(const ShapeRun& run, const Shape& shape, double search_s);
 
 // Fills outcome.best, outcome.remeasured and outcome.remeasure; skips the re-measure and the sanitizer

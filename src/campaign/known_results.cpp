@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "campaign/current_results.hpp"
+#include "winner/current_results.hpp"
 
 namespace kf {
 

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "campaign/campaign.hpp"
-#include "campaign/current_results.hpp"
+#include "winner/current_results.hpp"
+#include "winner/refresh_command.hpp"
 
 namespace kf {
 
@@ -21,11 +22,6 @@ std::vector<Config> refresh_configs(const Store& store, const Family& family, co
 // timing. Throws std::runtime_error when no shape has a stored result.
 CampaignOptions refresh_options(const Store& store, const Family& family, const std::vector<Shape>& shapes,
                                 size_t k, CampaignOptions base, const std::optional<DeviceKey>& from = std::nullopt);
-
-// The command that refreshes one shape, for messages, with the database it reads (and the spec
-// folder, unless it is ./search_spaces), each word shell-quoted so it can be pasted as it is:
-// "kforge --db 'my runs/r.db' --spec-dir /specs refresh --family F --shape S".
-std::string refresh_command(const Store& store, const Family& family, const Shape& shape);
 
 // The winner export may write: the current best; when its kernel source is stale, the shape's top-k
 // are refreshed on the local GPU first. A winner stale only by its timing method is the same gated

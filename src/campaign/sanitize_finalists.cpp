@@ -1,9 +1,9 @@
 #include <spdlog/spdlog.h>
 
-#include "campaign/current_results.hpp"
 #include "campaign/sanitize.hpp"
 #include "compile/compiler.hpp"
 #include "family/render.hpp"
+#include "winner/current_results.hpp"
 
 namespace kf {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "campaign/side_by_side.hpp"
 #include "cli/table.hpp"
+#include "sidebyside/side_by_side.hpp"
 
 namespace kf::cli {
 

@@ -1,9 +1,9 @@
 // kforge ablate: from the winner, move each parameter to each of its other valid values, one
 // at a time, and time them all interleaved in one worker session next to the winner
-// (campaign/ablate); this file reads the options and prints the table.
-#include "campaign/ablate.hpp"
+// (sidebyside/ablate); this file reads the options and prints the table.
 #include "cli/common.hpp"
 #include "cli/table.hpp"
+#include "sidebyside/ablate.hpp"
 
 namespace kf::cli {
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.hpp"
-#include "dist/agent.hpp"
+#include "distributed/agent.hpp"
 #include "store/sql.hpp"
 
 namespace kf::cli {

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <optional>
 
-#include "campaign/current_results.hpp"
-#include "campaign/experiment.hpp"
-#include "campaign/side_by_side.hpp"
 #include "cli/bench_table.hpp"
 #include "cli/common.hpp"
 #include "family/user_config.hpp"
+#include "sidebyside/experiment.hpp"
+#include "sidebyside/side_by_side.hpp"
+#include "winner/current_results.hpp"
 
 namespace kf::cli {
 

@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <set>
 
-#include "campaign/current_results.hpp"
-#include "campaign/refresh.hpp"
 #include "cli/common.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/table.hpp"
 #include "export/commands.hpp"
 #include "family/render.hpp"
 #include "util/shell_quote.hpp"
+#include "winner/current_results.hpp"
+#include "winner/refresh_command.hpp"
 
 namespace kf::cli {
 

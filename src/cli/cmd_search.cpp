@@ -6,7 +6,7 @@
 
 #include "cli/campaign_report.hpp"
 #include "cli/common.hpp"
-#include "dist/coordinator.hpp"
+#include "distributed/coordinator.hpp"
 #include "store/sql.hpp"
 #include "strategy/strategy.hpp"
 

@@ -28,7 +28,7 @@ struct TimingOptions {
 };
 
 // The worker's timing method. Times of two methods do not compare, so a record timed with another method is
-// stale (campaign/current_results.hpp) and `kforge refresh` re-times it. Bump it with any change to how
+// stale (winner/current_results.hpp) and `kforge refresh` re-times it. Bump it with any change to how
 // measure_kernel times a kernel. 1: ~2 ms graph replays, a host sync after each, 25 ms of warm-up.
 // 2: the replays back to back in batches of five (one host sync per batch), 200 ms of warm-up: the clocks
 // sustained load holds (docs/experiments/68-*).

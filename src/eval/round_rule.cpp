@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "eval/worker/stats.hpp"
+#include "eval/stats.hpp"
 
 namespace kf {
 

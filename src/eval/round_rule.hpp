@@ -1,7 +1,7 @@
 // When a side-by-side re-measure knows its answer. Kernels are timed in interleaved rounds (one median
 // per kernel per round, eval/worker time_many); with the rule on, the rounds come in batches and after
 // each batch the order-statistic 95% interval of each kernel's median over its rounds (what the
-// worker reports, eval/worker/stats) decides:
+// worker reports, eval/stats) decides:
 //   - a kernel whose interval lies entirely above the leader's (the lowest median) is behind: it
 //     sits out the next batch (it comes back should the leader's interval grow to reach it);
 //   - the rounds stop "separated" once every other kernel is behind the leader;

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "compile/compiler.hpp"
-#include "eval/tensor_map.hpp"
 #include "export/dtype_names.hpp"
+#include "family/tensor_map.hpp"
 #include "util/hash.hpp"
 
 namespace kf::exporter {

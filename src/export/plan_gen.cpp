@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "eval/buffers.hpp"
 #include "export/plan_names.hpp"
 #include "export/tensor_map_gen.hpp"
+#include "family/buffers.hpp"
 
 namespace kf::exporter {
 

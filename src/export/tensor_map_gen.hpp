@@ -1,5 +1,5 @@
 // The C++ an exported launcher uses for tensor_map arguments: plan-time checks that mirror
-// kforge's (eval/tensor_map.cpp: what kforge refuses to encode, the launcher refuses as an
+// kforge's (family/tensor_map.cpp: what kforge refuses to encode, the launcher refuses as an
 // unsupported shape), and the encoding with cuTensorMapEncodeTiled, found through the runtime
 // (cudaGetDriverEntryPointByVersion) so an exported kernel needs no -lcuda either.
 #pragma once

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "eval/buffers.hpp"
-#include "eval/tensor_map.hpp"
+#include "family/buffers.hpp"
+#include "family/tensor_map.hpp"
 
 namespace kf {
 

@@ -208,7 +208,7 @@ class Store {
                                         const std::optional<DeviceKey>& device) const;
 
   // The connection and its lock, for the store layer's own extensions (store_copy.cpp, the
-  // distributed work queue in src/dist/): include store/store_impl.hpp to use it.
+  // distributed work queue in src/distributed/): include store/store_impl.hpp to use it.
   struct Impl;
   Impl& impl() const { return *impl_; }
 

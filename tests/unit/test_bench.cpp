@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "campaign/experiment.hpp"
-#include "campaign/side_by_side.hpp"
 #include "cli/bench_table.hpp"
 #include "cli/table.hpp"
 #include "export/export.hpp"
 #include "family/render.hpp"
 #include "family/user_config.hpp"
+#include "sidebyside/experiment.hpp"
+#include "sidebyside/side_by_side.hpp"
 #include "test_dir.hpp"
 
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "campaign/campaign.hpp"
-#include "campaign/current_results.hpp"
 #include "family/render.hpp"
 #include "test_dir.hpp"
+#include "winner/current_results.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;

@@ -15,7 +15,7 @@
 #include "export/export.hpp"
 #include "export/kernel_model.hpp"
 #include "export/tensor_map_gen.hpp"
-#include "eval/tensor_map.hpp"
+#include "family/tensor_map.hpp"
 
 namespace kf {
 namespace {

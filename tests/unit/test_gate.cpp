@@ -7,10 +7,10 @@
 #include <limits>
 #include <random>
 
-#include "eval/buffers.hpp"
+#include "eval/stats.hpp"
 #include "eval/worker/gate.hpp"
-#include "eval/worker/stats.hpp"
 #include "eval/worker/timing.hpp"
+#include "family/buffers.hpp"
 
 using namespace kf;
 

@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "campaign/current_results.hpp"
 #include "cli_run.hpp"
 #include "export/export.hpp"
 #include "family/render.hpp"
 #include "family/user_config.hpp"
 #include "test_dir.hpp"
+#include "winner/current_results.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;

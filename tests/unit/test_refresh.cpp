@@ -5,12 +5,12 @@
 
 #include <filesystem>
 
-#include "campaign/finalist_ranking.hpp"
 #include "campaign/finalists.hpp"
 #include "campaign/refresh.hpp"
 #include "cli_run.hpp"
 #include "family/render.hpp"
 #include "test_dir.hpp"
+#include "winner/finalist_ranking.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;

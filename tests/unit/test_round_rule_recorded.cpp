@@ -20,7 +20,7 @@
 #include <random>
 
 #include "eval/round_rule.hpp"
-#include "eval/worker/stats.hpp"
+#include "eval/stats.hpp"
 
 using namespace kf;
 

@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "campaign/campaign.hpp"
-#include "campaign/current_results.hpp"
 #include "campaign/sanitize.hpp"
 #include "test_dir.hpp"
+#include "winner/current_results.hpp"
 
 namespace fs = std::filesystem;
 using namespace kf;

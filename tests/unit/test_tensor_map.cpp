@@ -3,7 +3,7 @@
 // the argument and its buffer.
 #include <gtest/gtest.h>
 
-#include "eval/tensor_map.hpp"
+#include "family/tensor_map.hpp"
 #include "space/expr.hpp"
 
 namespace kf {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "eval/buffers.hpp"
 #include "eval/worker/guarded_buffer.hpp"
 #include "eval/worker/tensor_map_encode.hpp"
+#include "family/buffers.hpp"
 #include "family/family.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/library.hpp"

@@ -1,9 +1,9 @@
-// Encodes a checked tensor_map geometry (eval/tensor_map.hpp) into the 128-byte descriptor a
+// Encodes a checked tensor_map geometry (family/tensor_map.hpp) into the 128-byte descriptor a
 // kernel takes by value, with cuTensorMapEncodeTiled. kforge links no libcuda (see
 // docs/architecture.md, "Runtime API instead of the driver API"), so the driver function is
 // found through the runtime's cudaGetDriverEntryPointByVersion, once per process.
 #pragma once
-#include "eval/tensor_map.hpp"
+#include "family/tensor_map.hpp"
 
 namespace kf {
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <optional>
 
-#include "eval/worker/stats.hpp"
+#include "eval/stats.hpp"
 #include "gpu/check.hpp"
 #include "gpu/graph.hpp"
 

@@ -1,12 +1,12 @@
 // `kforge ablate`: from a shape's stored winner on the worker's device, every one-parameter
-// change (campaign/side_by_side: one_parameter_changes), timed interleaved next to the winner in
+// change (sidebyside/side_by_side: one_parameter_changes), timed interleaved next to the winner in
 // one worker session.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "campaign/side_by_side.hpp"
+#include "sidebyside/side_by_side.hpp"
 #include "store/store.hpp"
 
 namespace kf {

@@ -1,4 +1,4 @@
-#include "campaign/side_by_side.hpp"
+#include "sidebyside/side_by_side.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "dist/coordinator.hpp"
+#include "distributed/coordinator.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "campaign/search_loop.hpp"
-#include "dist/work_queue.hpp"
+#include "distributed/work_queue.hpp"
 #include "family/render.hpp"
 
 namespace kf {

@@ -1,4 +1,4 @@
-#include "eval/buffers.hpp"
+#include "family/buffers.hpp"
 
 #include <algorithm>
 #include <cmath>

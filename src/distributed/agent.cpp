@@ -1,4 +1,4 @@
-#include "dist/agent.hpp"
+#include "distributed/agent.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "campaign/campaign.hpp"
 #include "campaign/evaluate_job.hpp"
 #include "compile/compiler.hpp"
-#include "dist/work_queue.hpp"
+#include "distributed/work_queue.hpp"
 #include "eval/client/worker_client.hpp"
 
 namespace kf {

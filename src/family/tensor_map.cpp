@@ -1,4 +1,4 @@
-#include "eval/tensor_map.hpp"
+#include "family/tensor_map.hpp"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
-#include "dist/work_queue.hpp"
+#include "distributed/work_queue.hpp"
 
-#include "dist/queue_schema.hpp"
+#include "distributed/queue_schema.hpp"
 #include "eval/protocol.hpp"
 #include "store/store_impl.hpp"
 

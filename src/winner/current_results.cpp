@@ -1,11 +1,11 @@
-#include "campaign/current_results.hpp"
+#include "winner/current_results.hpp"
 
 #include <algorithm>
 #include <exception>
 #include <vector>
 
-#include "campaign/finalist_ranking.hpp"
 #include "family/render.hpp"
+#include "winner/finalist_ranking.hpp"
 
 namespace kf {
 
@@ -104,7 +104,7 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
   });
   // Fastest first: the first current kernel that did not fail sanitizing wins; failing ones
   // passed on the way were faster. If the newest side-by-side re-measure of the shape's finalists
-  // (campaign/finalist_ranking) timed that kernel, its order decides among the kernels it timed instead.
+  // (winner/finalist_ranking) timed that kernel, its order decides among the kernels it timed instead.
   std::optional<BestResult> fastest_stale;
   size_t rejected = 0;
   auto current = [&](const EvaluationRecord& e) {

@@ -1,8 +1,8 @@
-#include "campaign/ablate.hpp"
+#include "sidebyside/ablate.hpp"
 
 #include <stdexcept>
 
-#include "campaign/current_results.hpp"
+#include "winner/current_results.hpp"
 
 namespace kf {
 

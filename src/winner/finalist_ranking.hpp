@@ -2,7 +2,7 @@
 // re-measure found. Kept in the campaign's options ("remeasured", by shape key), it decides among the configs it
 // measured: a single earlier record of one of them may be faster by the worker's noise (its intervals on the
 // heavy shapes are several percent wide at one record a config), while the interleaved re-measure compares them
-// in one session. best_current (campaign/current_results) applies it.
+// in one session. best_current (winner/current_results) applies it.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "campaign/finalist_ranking.hpp"
+#include "winner/finalist_ranking.hpp"
 
 namespace kf {
 

@@ -1,4 +1,4 @@
-#include "eval/worker/stats.hpp"
+#include "eval/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

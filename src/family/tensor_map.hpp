@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/buffers.hpp"
+#include "family/buffers.hpp"
 
 namespace kf {
 

@@ -52,7 +52,7 @@ struct BestResult {
 // none, the fastest of all, marked stale. Only records kforge's gate passed compete: an imported one
 // (Provenance::Imported) never wins. A kernel that failed a compute-sanitizer run never wins. Where the
 // newest side-by-side re-measure of the shape's finalists on that device timed the fastest current kernel, its
-// order decides among the kernels it timed (campaign/finalist_ranking): its first one still current wins.
+// order decides among the kernels it timed (winner/finalist_ranking): its first one still current wins.
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
                                        const std::optional<DeviceKey>& device);
 

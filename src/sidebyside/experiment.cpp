@@ -1,4 +1,4 @@
-#include "campaign/experiment.hpp"
+#include "sidebyside/experiment.hpp"
 
 #include <fstream>
 #include <set>

@@ -1,6 +1,6 @@
 // `kforge agent`: one per node. Claims work items of distributed campaigns from the shared
 // PostgreSQL store, evaluates them with its own workers (one per GPU), compile pool and cubin
-// cache, and records each result under its lease (src/dist/work_queue.hpp). Exits when no
+// cache, and records each result under its lease (src/distributed/work_queue.hpp). Exits when no
 // campaign it could serve is running any more.
 #pragma once
 #include <cstddef>
