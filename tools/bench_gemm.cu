@@ -1,8 +1,9 @@
 // bench_gemm: times cuBLAS (cublasGemmEx, f16 in, f32 accumulate, f16 or f32 out) at M,N,K with
 // CUDA-graph replay and prints the median and TFLOP/s. With --manifest DIR it also loads the
 // cubin that `kforge export` wrote (DIR/manifest.json: entry, cubin, launch{grid,block,smem},
-// args[{kind:buffer,name,dtype,count}|{kind:i32,value}|{kind:f32,value}]), times it the same way,
-// and, when its buffers are named A, B and C, checks C against cuBLAS on the same inputs.
+// args[{kind:buffer,name,dtype,count}|{kind:i32,value}|{kind:f32,value}|{kind:tensor_map,name,dims,box,
+// strides,swizzle}]), times it the same way, and, when its buffers are named A, B and C, checks C against
+// cuBLAS on the same inputs. A tensor map is encoded over the buffer it names, as kforge's worker does.
 //
 // Build (on the GPU node):
 //   nvcc -O2 -std=c++17 -arch=sm_90 tools/bench_gemm.cu -lcublas -lcuda -o bench_gemm
@@ -104,6 +105,9 @@ int main(int argc, char** argv) {
     ptrs.reserve(args.size());
     ints.reserve(args.size());
     floats.reserve(args.size());
+    std::vector<CUtensorMap> maps;
+    maps.reserve(args.size());
+    std::map<std::string, void*> by_name;
     std::vector<void*> params;
     void* kC = nullptr;
     std::string c_dtype;
@@ -129,12 +133,38 @@ int main(int argc, char** argv) {
         }
         ptrs.push_back(p);
         params.push_back(&ptrs.back());
+        by_name[name] = p;
       } else if (kind == "i32") {
         ints.push_back((int32_t)a["value"].num);
         params.push_back(&ints.back());
       } else if (kind == "f32") {
         floats.push_back((float)a["value"].num);
         params.push_back(&floats.back());
+      } else if (kind == "tensor_map") {
+        // the buffer it views comes earlier in the argument list
+        if (!by_name.count(a["name"].str) || a["dtype"].str != "f16") {
+          std::fprintf(stderr, "bench_gemm: tensor map over %s: no f16 buffer of that name before it\n",
+                       a["name"].str.c_str());
+          return 1;
+        }
+        const cuuint32_t rank = (cuuint32_t)a["dims"].arr.size();
+        cuuint64_t dims[5] = {1, 1, 1, 1, 1}, strides[4] = {0, 0, 0, 0};
+        cuuint32_t box[5] = {1, 1, 1, 1, 1}, estrides[5] = {1, 1, 1, 1, 1};
+        for (cuuint32_t d = 0; d < rank; ++d) {
+          dims[d] = (cuuint64_t)a["dims"].arr.at(d).num;
+          box[d] = (cuuint32_t)a["box"].arr.at(d).num;
+          if (d + 1 < rank) strides[d] = (cuuint64_t)a["strides"].arr.at(d).num;
+        }
+        const int sw = (int)a["swizzle"].num;
+        const CUtensorMapSwizzle swizzle = sw == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                           : sw == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                           : sw == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+        maps.emplace_back();
+        CKDRV(cuTensorMapEncodeTiled(&maps.back(), CU_TENSOR_MAP_DATA_TYPE_FLOAT16, rank, by_name[a["name"].str], dims,
+                                     strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+        params.push_back(&maps.back());
       } else {
         std::fprintf(stderr, "bench_gemm: unknown arg kind %s\n", kind.c_str());
         return 1;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -529,6 +530,82 @@ TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
     const CompiledKernel k = fut.get();
     EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
     EXPECT_EQ(k.arch, "sm_90a") << what;
+  }
+}
+
+// The gemm family's Hopper path: its defaults and structural variants (one or two consumer warpgroups, 64 or
+// 128 rows each, every wgmma width, plain and persistent grids, both raster orders, rings of 2 to 6 slots, f16
+// and f32 out) are valid on sm_90 only, render for sm_90a and compile there without spills: 128 x 192
+// accumulators per consumer warpgroup (192 registers) fit in the 232 that setmaxnreg gives two consumers.
+TEST_F(CompileTest, GemmWgmmaVariantsCompileForSm90aWithoutSpills) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "gemm.json");
+  const std::vector<Shape> shapes = {parse_shape(f, "M=4096,N=4096,K=4096,dtype=f16"),
+                                     parse_shape(f, "M=257,N=136,K=1032,dtype=f32")};
+  std::vector<Config> configs;
+  for (const auto& c : f.defaults)
+    if (std::get<std::string>(c.at("MMA")) == "wgmma") configs.push_back(c);
+  ASSERT_GE(configs.size(), 4u);
+  // the first default is the Hopper path (seeding takes the defaults in order)
+  ASSERT_TRUE(configs.front() == f.defaults.front());
+  const Config base = configs.front();
+  const std::vector<std::string> changes = {
+      "BLOCK_N=64,STAGES=6,RASTER=n,GROUP=4", "BLOCK_N=128,PERSIST=0,GROUP=1", "BLOCK_N=192,STAGES=2",
+      "BLOCK_M=256,BLOCK_N=192,STAGES=3", "BLOCK_M=256,BLOCK_N=64,STAGES=5,RASTER=n,GROUP=2",
+      "CONSUMERS=1,BLOCK_M=64,BLOCK_N=64,STAGES=2", "CONSUMERS=1,BLOCK_M=64,BLOCK_N=192,STAGES=4",
+      "CONSUMERS=1,BLOCK_M=128,BLOCK_N=192,STAGES=3,PERSIST=0", "CONSUMERS=1,BLOCK_M=128,BLOCK_N=64,STAGES=6"};
+  for (const auto& change : changes) {
+    Config c = base;
+    for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
+    configs.push_back(c);
+  }
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    for (const auto& shape : shapes) {
+      EXPECT_TRUE(make_space(f, shape, DeviceLimits::for_arch("sm_90")).valid(c)) << to_string(c) << " " << to_string(shape);
+      EXPECT_FALSE(make_space(f, shape, DeviceLimits::for_arch("sm_89")).valid(c)) << to_string(c);
+    }
+    // f16 out for all, f32 out (and its store path) for every other config
+    const Shape& shape = shapes[i % 2];
+    const Variant v = render_variant(f, c, shape);
+    EXPECT_EQ(v.arch_suffix, "a");
+    jobs.emplace_back(to_string(c) + " " + to_string(shape), pool.submit(v, "sm_90"));
+  }
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
+    EXPECT_EQ(k.arch, "sm_90a") << what;
+    EXPECT_EQ(k.info.spill_stores, 0) << what << ": " << k.log;
+    EXPECT_EQ(k.info.spill_loads, 0) << what;
+    EXPECT_EQ(k.log.find("serialized"), std::string::npos) << what << ": " << k.log;
+    std::printf("[ gemm wgmma ] %s: %d registers\n", what.c_str(), k.info.registers);
+  }
+}
+
+// The gemm family's pre-Hopper paths compile for sm_89 from the defaults valid there (the wgmma defaults are
+// not), with the tensor-map parameters every variant now takes.
+TEST_F(CompileTest, GemmPreHopperDefaultsCompileForSm89) {
+  const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "gemm.json");
+  const Shape shape = parse_shape(f, "M=257,N=136,K=1032,dtype=f16");
+  const SearchSpace sm89 = make_space(f, shape, DeviceLimits::for_arch("sm_89"));
+  CubinCache cache(dir_);
+  CompilePool pool(2, &cache);
+  std::vector<std::pair<std::string, std::future<CompiledKernel>>> jobs;
+  for (const auto& c : f.defaults) {
+    if (!sm89.valid(c)) {
+      EXPECT_EQ(std::get<std::string>(c.at("MMA")), "wgmma") << to_string(c);
+      continue;
+    }
+    const Variant v = render_variant(f, c, shape);
+    EXPECT_EQ(v.arch_suffix, "");
+    jobs.emplace_back(to_string(c), pool.submit(v, "sm_89"));
+  }
+  ASSERT_GE(jobs.size(), 4u);
+  for (auto& [what, fut] : jobs) {
+    const CompiledKernel k = fut.get();
+    EXPECT_TRUE(k.ok) << what << ": " << k.log.substr(0, 600);
   }
 }
 

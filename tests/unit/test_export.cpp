@@ -738,26 +738,45 @@ TEST_F(ExportTensorMapFixture, DispatcherOverTensorMapKernelsLinks) {
   fs::remove_all(in.out_dir);
 }
 
-// The real gemm family exercises derived values, string params and device limits in the
-// translation; its export must compile.
+// The real gemm family exercises derived values, string params, device limits and tensor maps in the
+// translation; its exports must compile: the first pre-Hopper default (mma.sync) for sm_90, and the first
+// default, the Hopper path, for sm_90a (persistent: one CTA per SM of the device it was measured on).
 TEST(ExportGemm, DefaultConfigCompiles) {
   REQUIRE_NVCC(nvcc);
   const Family gemm = load_family(fs::path(KFORGE_SOURCE_DIR) / "search_spaces" / "gemm.json");
-  EvaluationRecord w;
-  w.family = "gemm";
-  w.config = gemm.defaults.at(0);
-  w.shape = parse_shape(gemm, "M=4096,N=4096,K=4096,dtype=f16");
-  w.device = {"NVIDIA H100", 90, 132, ""};
-  ExportInput in;
-  in.family = &gemm;
-  in.winners = {w};
-  in.out_dir = temp_dir("gemm");
-  const ExportOutput out = export_kernels(in);
-  EXPECT_EQ(out.manifest["launch"]["grid"], (std::vector<unsigned>{32, 32, 1}));
-  std::string log;
-  EXPECT_EQ(run("cd " + in.out_dir.string() + " && " + nvcc + " -arch=sm_90 -c gemm_M4096_N4096_K4096_f16.cu", &log), 0)
-      << log;
-  fs::remove_all(in.out_dir);
+  Config mma;
+  for (const auto& c : gemm.defaults)
+    if (std::get<std::string>(c.at("MMA")) == "mma") {
+      mma = c;
+      break;
+    }
+  ASSERT_FALSE(mma.empty());
+  ASSERT_EQ(std::get<std::string>(gemm.defaults.at(0).at("MMA")), "wgmma");
+  ASSERT_EQ(std::get<int64_t>(gemm.defaults.at(0).at("PERSIST")), 1);
+  const struct {
+    Config config;
+    const char* arch;
+    std::vector<unsigned> grid;
+  } cases[] = {{mma, "sm_90", {32, 32, 1}}, {gemm.defaults.at(0), "sm_90a", {132, 1, 1}}};
+  for (const auto& k : cases) {
+    EvaluationRecord w;
+    w.family = "gemm";
+    w.config = k.config;
+    w.shape = parse_shape(gemm, "M=4096,N=4096,K=4096,dtype=f16");
+    w.device = {"NVIDIA H100", 90, 132, ""};
+    ExportInput in;
+    in.family = &gemm;
+    in.winners = {w};
+    in.out_dir = temp_dir("gemm");
+    const ExportOutput out = export_kernels(in);
+    EXPECT_EQ(out.manifest["launch"]["grid"], k.grid) << k.arch;
+    std::string log;
+    EXPECT_EQ(run("cd " + in.out_dir.string() + " && " + nvcc + " -arch=" + k.arch + " -c gemm_M4096_N4096_K4096_f16.cu",
+                  &log),
+              0)
+        << k.arch << ": " << log;
+    fs::remove_all(in.out_dir);
+  }
 }
 
 }  // namespace

@@ -506,6 +506,56 @@ TEST(FamilySpace, PrunedEnumerationEqualsTheFilteredProduct) {
   expect_pruned_equals_filtered(gemm, "sm_89", "M=4096,N=4096,K=4096,dtype=f32");
 }
 
+// The gemm family's pre-Hopper paths keep the space they had before the wgmma path joined it (counted in
+// docs/perf_notes_gemm.md: 1547 configs on sm_90, 1355 on sm_89 at 4096^3), sm_89 has no wgmma config, and
+// the wgmma rules hold: whole consumer warpgroups of 64 or 128 rows, at most 192 accumulator registers,
+// BLOCK_K 64, two slots at least, N and K multiples of 8 (TMA's 16-byte row strides).
+TEST(GemmSpace, PreHopperSpaceIsUnchangedAndTheWgmmaRulesHold) {
+  const Family gemm = load_family(fs::path(KFORGE_TEST_DIR) / "../search_spaces/gemm.json");
+  const Shape s4096 = parse_shape(gemm, "M=4096,N=4096,K=4096,dtype=f16");
+  const auto count = [&](const char* arch, const Shape& s, bool wgmma) {
+    size_t n = 0;
+    for (const auto& c : make_space(gemm, s, DeviceLimits::for_arch(arch)).enumerate_valid())
+      n += (std::get<std::string>(c.at("MMA")) == "wgmma") == wgmma;
+    return n;
+  };
+  EXPECT_EQ(count("sm_90", s4096, false), 1547u);
+  EXPECT_EQ(count("sm_89", s4096, false), 1355u);
+  EXPECT_EQ(count("sm_89", s4096, true), 0u);
+  EXPECT_GT(count("sm_90", s4096, true), 100u);
+  // K = 98 (the odd_all gate case) and N = 130: no TMA map; N = 136, K = 1032 (odd_m_ktail): yes
+  EXPECT_EQ(count("sm_90", parse_shape(gemm, "M=257,N=130,K=98,dtype=f16"), true), 0u);
+  EXPECT_GT(count("sm_90", parse_shape(gemm, "M=257,N=136,K=1032,dtype=f16"), true), 100u);
+
+  Config base;
+  for (const auto& c : gemm.defaults)
+    if (std::get<std::string>(c.at("MMA")) == "wgmma") {
+      base = c;
+      break;
+    }
+  ASSERT_FALSE(base.empty());
+  const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
+  ASSERT_FALSE(violated_constraint(gemm, base, s4096, h100)) << to_string(base);
+  for (const char* change : {"CONSUMERS=1,BLOCK_M=128,BLOCK_N=256",  // 256 accumulator registers
+                             "CONSUMERS=2,BLOCK_M=64",                // half a warpgroup's rows
+                             "BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32", "STAGES=1",
+                             "STAGES=5",                              // 5 x 48 KiB > 227 KiB
+                             "WARPS_M=2", "VEC=4"}) {
+    Config c = base;
+    for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
+    EXPECT_TRUE(violated_constraint(gemm, c, s4096, h100)) << change;
+  }
+  // the pre-Hopper paths keep their one value of the wgmma-only parameters
+  Config mma = gemm.defaults.back();
+  ASSERT_NE(std::get<std::string>(mma.at("MMA")), "wgmma");
+  ASSERT_FALSE(violated_constraint(gemm, mma, s4096, h100)) << to_string(mma);
+  for (const char* change : {"CONSUMERS=2", "PERSIST=1", "RASTER=n", "GROUP=4", "STAGES=5", "BLOCK_N=192"}) {
+    Config c = mma;
+    for (const auto& [name, value] : parse_assignment(change)) c[name] = value;
+    EXPECT_TRUE(violated_constraint(gemm, c, s4096, h100)) << change;
+  }
+}
+
 // The same on the attention family, whose constraints read derived values, dims and device.*; a few domains
 // are narrowed so that the pruned enumeration stays small. The walk over the whole product (~1e7 configs per
 // shape, ~8 minutes on two cores) runs where KFORGE_SLOW_TESTS=1; by default every config the pruned walk lists
