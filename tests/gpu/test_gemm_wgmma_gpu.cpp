@@ -59,7 +59,8 @@ class GemmWgmmaGpu : public ::testing::TestWithParam<Case> {
     family_ = std::make_unique<Family>(load_family(kSpec));
     cache_ = std::make_unique<CubinCache>(fs::temp_directory_path() /
                                           ("kforge-gpu-test-cubins-" + std::to_string(getuid())));
-    worker_ = std::make_unique<WorkerClient>(std::vector<std::string>{KFORGE_BINARY, "worker", "--device", "0"}, 120);
+    // a gate with its timing takes seconds: a hang (a ring barrier never completing) is cut short
+    worker_ = std::make_unique<WorkerClient>(std::vector<std::string>{KFORGE_BINARY, "worker", "--device", "0"}, 30);
   }
   static void TearDownTestSuite() {
     worker_.reset();
