@@ -27,23 +27,35 @@ import kfexport as kx  # noqa: E402
 SPEC = os.path.join(HERE, "..", "search_spaces", "sdpa_fwd.json")
 BACKENDS = ["torch.flash", "torch.efficient", "torch.cudnn"]
 DIMS = ["B", "H", "S", "D", "causal", "dtype"]
+OPTIONAL = {"Hkv": "H", "Skv": "S"}  # K/V heads and keys; left out (or equal), the dim they default to
+
+
+def full(shape):
+    """The shape with Hkv and Skv filled in (a shape of the spec leaves them out at their defaults)."""
+    out = dict(shape)
+    for k, default in OPTIONAL.items():
+        out.setdefault(k, out[default])
+    return out
 
 
 def shape_arg(s):
-    return ",".join(f"{k}={s[k]}" for k in DIMS)
+    """kforge's spelling of the shape: Hkv and Skv only where they differ from their defaults."""
+    s = full(s)
+    return ",".join([f"{k}={s[k]}" for k in DIMS] + [f"{k}={s[k]}" for k, d in OPTIONAL.items() if s[k] != s[d]])
 
 
 def parse_shape(text):
     s = dict(kv.split("=", 1) for kv in text.split(","))
-    if sorted(s) != sorted(DIMS):
-        raise SystemExit(f"compare_torch: a shape names {', '.join(DIMS)}: got '{text}'")
+    if not set(DIMS) <= set(s) or not set(s) <= set(DIMS) | set(OPTIONAL):
+        raise SystemExit(f"compare_torch: a shape names {', '.join(DIMS)} (and optionally Hkv, Skv): got '{text}'")
     return {k: (v if k == "dtype" else int(v)) for k, v in s.items()}
 
 
 def attention_flops(shape):
-    """The spec's cost.flops for attention (a causal row attends to its own key and those before)."""
-    b, h, s, d = shape["B"], shape["H"], shape["S"], shape["D"]
-    return 2.0 * b * h * s * (s + 1) * d if shape["causal"] else 4.0 * b * h * s * s * d
+    """The spec's cost.flops: a causal row i sees keys 0 .. i + Skv - S (aligned bottom-right)."""
+    s = full(shape)
+    b, h, sq, skv, d = s["B"], s["H"], s["S"], s["Skv"], s["D"]
+    return 2.0 * b * h * sq * (sq + 1 + 2 * (skv - sq)) * d if s["causal"] else 4.0 * b * h * sq * skv * d
 
 
 def sdpa_backends():
@@ -52,34 +64,53 @@ def sdpa_backends():
             "torch.cudnn": SDPBackend.CUDNN_ATTENTION}
 
 
+def sdpa_args(q, k, causal):
+    """SDPA's keyword arguments for kforge's semantics: grouped-query heads by enable_gqa (torch >= 2.5), and a
+    causal mask aligned bottom-right (torch's is_causal aligns top-left, the same only where S == Skv)."""
+    kw = {"enable_gqa": True} if q.shape[1] != k.shape[1] else {}
+    if causal and q.shape[2] != k.shape[2]:
+        from torch.nn.attention.bias import causal_lower_right
+        kw["attn_mask"] = causal_lower_right(q.shape[2], k.shape[2])
+    else:
+        kw["is_causal"] = bool(causal)
+    return kw
+
+
 def sdpa_fn(backend, q, k, v, causal):
     """Returns (fn, out_holder) where fn runs SDPA with exactly that backend."""
-    import torch
     import torch.nn.functional as F
     from torch.nn.attention import sdpa_kernel
     holder = {}
+    kw = sdpa_args(q, k, causal)
 
     def fn():
         with sdpa_kernel([backend]):
-            holder["o"] = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+            holder["o"] = F.scaled_dot_product_attention(q, k, v, **kw)
     return fn, holder
 
 
 def reference_fp64(q, k, v, causal, chunk_elems=1 << 29):
-    """torch math SDPA in fp64 on upcast inputs, chunked over batch*heads."""
+    """torch math SDPA in fp64 on upcast inputs (K/V heads repeated for grouped-query shapes, an explicit
+    bottom-right causal mask), chunked over batch*heads."""
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     B, H, S, D = q.shape
+    Hkv, Skv = k.shape[1], k.shape[2]
+    if Hkv != H:
+        k, v = (x.repeat_interleave(H // Hkv, dim=1) for x in (k, v))
+    mask = None
+    if causal:  # row i sees keys 0 .. i + Skv - S
+        rows = torch.arange(S, device=q.device).unsqueeze(1)
+        mask = torch.arange(Skv, device=q.device).unsqueeze(0) <= rows + (Skv - S)
     out = torch.empty(B, H, S, D, dtype=torch.float64, device=q.device)
-    qf, kf, vf = (x.reshape(B * H, S, D) for x in (q, k, v))
+    qf, kf, vf = (x.reshape(B * H, x.shape[2], D) for x in (q, k, v))
     of = out.view(B * H, S, D)
-    step = max(1, chunk_elems // max(1, S * S))
+    step = max(1, chunk_elems // max(1, S * Skv))
     with sdpa_kernel([SDPBackend.MATH]):
         for i in range(0, B * H, step):
             sl = slice(i, min(B * H, i + step))
-            of[sl] = F.scaled_dot_product_attention(qf[sl].double(), kf[sl].double(), vf[sl].double(),
-                                                    is_causal=bool(causal))
+            of[sl] = F.scaled_dot_product_attention(qf[sl].double(), kf[sl].double(), vf[sl].double(), attn_mask=mask)
     return out
 
 
@@ -123,8 +154,11 @@ def main():
         g = torch.Generator(device="cuda")
         g.manual_seed(args.seed * 1000 + i + 1)
         dt = kx.torch_dtype(shape["dtype"])
-        dims = (shape["B"], shape["H"], shape["S"], shape["D"])
-        t = {n: (torch.rand(dims, device="cuda", generator=g) * 2 - 1).to(dt) for n in ["Q", "K", "V"]}
+        fs = full(shape)
+        dims = (fs["B"], fs["H"], fs["S"], fs["D"])
+        kv_dims = (fs["B"], fs["Hkv"], fs["Skv"], fs["D"])
+        t = {n: (torch.rand(dims if n == "Q" else kv_dims, device="cuda", generator=g) * 2 - 1).to(dt)
+             for n in ["Q", "K", "V"]}
         t["O"] = torch.empty(dims, device="cuda", dtype=dt)
         ref = reference_fp64(t["Q"], t["K"], t["V"], shape["causal"])
         tol = spec["tolerance"].get(shape["dtype"], spec["tolerance"].get("default"))

@@ -16,7 +16,9 @@ struct KeyLoop {
   elem_t* sV;
   int t0;      // first (absolute) key tile of the range
   int n;       // tiles in the range
-  int first_mask, m0, S;
+  int first_mask;  // the first tile that needs a mask
+  int diag0;       // the causal diagonal's key for the block's first query row (its row + Skv - Sq)
+  int S;           // keys (Skv): those at S and past are masked
   float sl2;   // scale * log2(e)
   int tid;
   long long* stamps;  // DIAG=3
@@ -26,11 +28,11 @@ struct KeyLoop {
 // One key tile j of the loop: the masked variant from the first tile that needs a mask on.
 template <class F>
 __device__ __forceinline__ void run_tile(Path& path, const elem_t* sQ, const elem_t* tK, const elem_t* tV, int j,
-                                         int first_mask, int m0, int S, float sl2, F& issue) {
+                                         int first_mask, int diag0, int S, float sl2, F& issue) {
   if (j >= first_mask)
-    path.template tile<true>(sQ, tK, tV, j * BN, m0, S, sl2, issue);
+    path.template tile<true>(sQ, tK, tV, j * BN, diag0, S, sl2, issue);
   else
-    path.template tile<false>(sQ, tK, tV, j * BN, m0, S, sl2, issue);
+    path.template tile<false>(sQ, tK, tV, j * BN, diag0, S, sl2, issue);
 }
 
 // Started together the key groups run in phase (same work, same start); pingpong makes them take turns
@@ -61,7 +63,7 @@ __device__ __forceinline__ void key_range_loop(Path& path, KvPipe& pipe, const K
       if (!TMA_KV || gtid == 0) pipe.issue(jn);
     };
     KF_STAMP(2 + 2 * jj);
-    run_tile(path, c.sQ, c.sK + (jj % STAGES) * KV_ELEMS, c.sV + (jj % STAGES) * KV_ELEMS, j, c.first_mask, c.m0,
+    run_tile(path, c.sQ, c.sK + (jj % STAGES) * KV_ELEMS, c.sV + (jj % STAGES) * KV_ELEMS, j, c.first_mask, c.diag0,
              c.S, c.sl2, issue);
     KF_STAMP(3 + 2 * jj);
   }
@@ -119,9 +121,9 @@ __device__ __forceinline__ void pipelined_loop(Path& path, KvPipe& pipe, const K
     path.pp_last = jj == ntiles - 1;
     const elem_t* tV = c.sV + (jj % STAGES) * KV_ELEMS;
     if (j >= c.first_mask)
-      path.template softmax_pv<true>(sc, tV, j * BN, c.m0, c.S, c.sl2);
+      path.template softmax_pv<true>(sc, tV, j * BN, c.diag0, c.S, c.sl2);
     else
-      path.template softmax_pv<false>(sc, tV, j * BN, c.m0, c.S, c.sl2);
+      path.template softmax_pv<false>(sc, tV, j * BN, c.diag0, c.S, c.sl2);
     Path::qk_complete(sn);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -168,7 +170,7 @@ __device__ __forceinline__ void tile_loop(Path& path, KvPipe& pipe, const KeyLoo
       __syncthreads();
     }
     KF_STAMP(2 + 2 * jj);
-    run_tile(path, c.sQ, c.sK + slot * KV_ELEMS, c.sV + slot * KV_ELEMS, j, c.first_mask, c.m0, c.S, c.sl2, issue);
+    run_tile(path, c.sQ, c.sK + slot * KV_ELEMS, c.sV + slot * KV_ELEMS, j, c.first_mask, c.diag0, c.S, c.sl2, issue);
     KF_STAMP(3 + 2 * jj);
   }
 }

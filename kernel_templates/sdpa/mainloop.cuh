@@ -13,7 +13,7 @@ typedef MmaGemm Gemm;
 
 struct Path : Gemm {
   template <bool MASK, class F>
-  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int m0, int S,
+  __device__ __forceinline__ void tile(const elem_t* sQ, const elem_t* sK, const elem_t* sV, int n0, int diag0, int S,
                                        float sl2, F&& issue) {
     if constexpr (WN > 1 && !WN_RANGE) {  // this key group's part of the tile
       sK += wn * BNW * LayKV::kRowStep;
@@ -22,16 +22,16 @@ struct Path : Gemm {
     }
     float s[MT][NTN][4];
     this->issue_and_qk(sQ, sK, s, issue);
-    softmax_pv<MASK>(s, sV, n0, m0, S, sl2);
+    softmax_pv<MASK>(s, sV, n0, diag0, S, sl2);
   }
 
   // mask, online softmax, O += P V for one tile whose scores are in s
   template <bool MASK>
-  __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int m0, int S,
+  __device__ __forceinline__ void softmax_pv(float (&s)[MT][NTN][4], const elem_t* sV, int n0, int diag0, int S,
                                              float sl2) {
     PPacked pk;  // P as 16-bit pairs (P_EARLY)
     float al[MT][2];
-    softmax<MASK>(s, pk, al, n0, m0, S, sl2);
+    softmax<MASK>(s, pk, al, n0, diag0, S, sl2);
     rescale(al);
     wait_v_of(pipe, sV);  // KV_WAIT=split: V of this tile
     this->pv(s, pk, sV);
@@ -40,7 +40,7 @@ struct Path : Gemm {
   // Mask and online softmax of one tile's scores s (keys n0..): P packed into pk (PACK) or left in s, the
   // rows' running max and sum updated; al = each row's rescale factor for O (alpha; 1 when its max held).
   template <bool MASK, bool PACK = P_EARLY>
-  __device__ __forceinline__ void softmax(float (&s)[MT][NTN][4], PPacked& pk, float (&al)[MT][2], int n0, int m0,
+  __device__ __forceinline__ void softmax(float (&s)[MT][NTN][4], PPacked& pk, float (&al)[MT][2], int n0, int diag0,
                                           int S, float sl2) {
     static_assert(!EXP2_PAIR || PACK, "EXP2=pair produces P packed");
     const int g = lane >> 2, t = lane & 3;
@@ -52,9 +52,9 @@ struct Path : Gemm {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             const int col = n0 + n * 8 + 2 * t + (e & 1);
-            const int rowq = m0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;
+            const int diag = diag0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;  // the row's last visible key
             bool masked = col >= S;
-            if (CAUSAL) masked = masked || col > rowq;
+            if (CAUSAL) masked = masked || col > diag;
             if (masked) s[mt][n][e] = KF_NEG_INF;
           }
     }

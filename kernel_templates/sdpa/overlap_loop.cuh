@@ -18,9 +18,9 @@ __device__ __forceinline__ void overlap_softmax(Path& path, float (&s)[MT][NTN][
                                                 const KeyLoop& c, int jj) {
   Path::PPacked unused;
   if (c.t0 + jj >= c.first_mask)
-    path.template softmax<true, false>(s, unused, al, (c.t0 + jj) * BN, c.m0, c.S, c.sl2);
+    path.template softmax<true, false>(s, unused, al, (c.t0 + jj) * BN, c.diag0, c.S, c.sl2);
   else
-    path.template softmax<false, false>(s, unused, al, (c.t0 + jj) * BN, c.m0, c.S, c.sl2);
+    path.template softmax<false, false>(s, unused, al, (c.t0 + jj) * BN, c.diag0, c.S, c.sl2);
 }
 
 // The last tile's P V alone (the ring's it-th tile, V ring at sV), in the group's last turn (group 1 keeps it:

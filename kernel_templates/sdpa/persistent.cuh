@@ -24,22 +24,23 @@ typedef kf::PersistentWork<BM, BN, CAUSAL> Work;
 
 __device__ __forceinline__ void persistent_producer(KvPipe& pipe, elem_t* sQ, const kf::TmaDesc& tmQ, unsigned q_full,
                                                    unsigned q_empty, const Work& work, int S, int tid) {
+  // (S: query rows; the keys, their causal offset and each work tile's K/V head are the Work's)
 #if defined(KF_KV_LOAD_TMA)
   if constexpr (PRODUCER_REGS > 0) kf::setmaxnreg_dec<PRODUCER_REGS>();
   if (tid != TMA_PRODUCER) return;
   int it = 0, k = 0;  // the ring's tile count, this CTA's work tile count
   for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
-    int m0, bh, ntiles;
-    work.at(w, S, m0, bh, ntiles);
+    int m0, bh, kvh, ntiles;
+    work.at(w, m0, bh, kvh, ntiles);
     // Q first where its buffer was released long before (Q_BUFS 2, Q_EARLY); else K/V's first tile, whose slot
     // was freed during the previous work tile's loop, goes ahead of a wait for the last MMA of that work tile
     constexpr bool q_first = Q_BUFS == 2 || Q_EARLY;
-    if (!q_first && ntiles > 0) pipe.issue_at(it, 0, bh);
+    if (!q_first && ntiles > 0) pipe.issue_at(it, 0, kvh);
     const int buf = k % Q_BUFS, use = k / Q_BUFS;  // this Q buffer's use count
     if (use > 0) kf::mbar_wait(q_empty + 8 * buf, (use - 1) & 1);
     load_q(sQ + buf * Q_ELEMS, nullptr, tmQ, q_full + 8 * buf, m0, bh, S, tid);
-    if (q_first && ntiles > 0) pipe.issue_at(it, 0, bh);
-    for (int t = 1; t < ntiles; ++t) pipe.issue_at(it + t, t * BN, bh);
+    if (q_first && ntiles > 0) pipe.issue_at(it, 0, kvh);
+    for (int t = 1; t < ntiles; ++t) pipe.issue_at(it + t, t * BN, kvh);
     it += ntiles;
   }
 #else
@@ -54,8 +55,8 @@ __device__ __forceinline__ void persistent_consumer(KvPipe& pipe, elem_t* sQ, el
   const int warp = tid >> 5, lane = tid & 31;
   int it = 0, k = 0;
   for (int w = work.nth(0); w < work.total; w = work.nth(++k)) {
-    int m0, bh, ntiles;
-    work.at(w, S, m0, bh, ntiles);
+    int m0, bh, kvh, ntiles;
+    work.at(w, m0, bh, kvh, ntiles);
     Path path;  // (fresh O, running max and sum, and turn state per work tile)
     path.init(warp, lane);
     if constexpr (TMA_KV) path.pipe = &pipe;
@@ -67,7 +68,7 @@ __device__ __forceinline__ void persistent_consumer(KvPipe& pipe, elem_t* sQ, el
       __syncwarp();  // every lane's copy done (ordered before lane 0's release) before the producer refills
       kf::mbar_arrive_if(q_empty, lane == 0);
     }
-    const KeyLoop loop{q, sK, sV, 0, ntiles, Work::first_masked_tile(m0, S), m0, S, sl2, tid, nullptr, it};
+    const KeyLoop loop{q, sK, sV, 0, ntiles, work.first_masked_tile(m0), m0 + work.off, work.Skv, sl2, tid, nullptr, it};
     overlap_loop(path, pipe, loop);
     it += ntiles;
     elem_t* __restrict__ Ow = O + (size_t)bh * S * HD;

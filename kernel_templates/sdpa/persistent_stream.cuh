@@ -21,23 +21,24 @@
 // One work tile as the stream sees it.
 struct StreamTile {
   int k, w, m0, bh, ntiles, first_mask;
-  __device__ __forceinline__ void load(const Work& work, int kk, int S) {
+  __device__ __forceinline__ void load(const Work& work, int kk) {
     k = kk;
     w = work.nth(kk);
     if (w < work.total) {
-      work.at(w, S, m0, bh, ntiles);
-      first_mask = Work::first_masked_tile(m0, S);
+      int kvh;  // (the producer's concern)
+      work.at(w, m0, bh, kvh, ntiles);
+      first_mask = work.first_masked_tile(m0);
     }
   }
 };
 
 __device__ __forceinline__ void stream_softmax(Path& path, float (&s)[MT][NTN][4], float (&al)[MT][2],
-                                               const StreamTile& wt, int jj, int S, float sl2) {
+                                               const StreamTile& wt, int jj, const Work& work, float sl2) {
   Path::PPacked unused;
   if (jj >= wt.first_mask)
-    path.template softmax<true, false>(s, unused, al, jj * BN, wt.m0, S, sl2);
+    path.template softmax<true, false>(s, unused, al, jj * BN, wt.m0 + work.off, work.Skv, sl2);
   else
-    path.template softmax<false, false>(s, unused, al, jj * BN, wt.m0, S, sl2);
+    path.template softmax<false, false>(s, unused, al, jj * BN, wt.m0 + work.off, work.Skv, sl2);
 }
 
 // The finished work tile's O, normalised by the row sums kept aside (l), staged in its Q buffer; then that
@@ -61,7 +62,7 @@ __device__ __forceinline__ void stream_consumer(KvPipe& pipe, elem_t* sQ, elem_t
   const int lane = tid & 31;
   const bool lane0 = lane == 0;
   StreamTile cur;
-  cur.load(work, 0, S);
+  cur.load(work, 0);
   if (cur.w >= work.total) return;  // (no CTA is launched without work; kept for safety)
   Path path;
   path.init(tid >> 5, lane);
@@ -75,7 +76,7 @@ __device__ __forceinline__ void stream_consumer(KvPipe& pipe, elem_t* sQ, elem_t
   path.turn_start();
   path.qk(sQ, sK, s);  // (its own turn, waited for)
   pipe.release_k(0, lane0);
-  stream_softmax(path, s, al, cur, 0, S, sl2);
+  stream_softmax(path, s, al, cur, 0, work, sl2);
   Path::pack(s, pk);
 
   // it: the ring count of the tile whose P V is next (tile jj of work tile cur)
@@ -85,7 +86,7 @@ __device__ __forceinline__ void stream_consumer(KvPipe& pipe, elem_t* sQ, elem_t
     const bool boundary = jj + 1 == cur.ntiles;
     int nj = jj + 1;
     if (boundary) {
-      nxt.load(work, cur.k + 1, S);
+      nxt.load(work, cur.k + 1);
       if (nxt.w >= work.total) break;  // the last P V goes alone (below)
       nj = 0;
       kf::mbar_wait(q_bars + 8 * (nxt.k & 1), (nxt.k >> 1) & 1);
@@ -112,7 +113,7 @@ __device__ __forceinline__ void stream_consumer(KvPipe& pipe, elem_t* sQ, elem_t
         path.row[0][r].init();
       }
     }
-    stream_softmax(path, s, al, nxt, nj, S, sl2);
+    stream_softmax(path, s, al, nxt, nj, work, sl2);
     kf::wgmma_wait<0>();  // P V of this tile
     path.fence_acc(path.o[0]);
     pipe.release_v(it, lane0);

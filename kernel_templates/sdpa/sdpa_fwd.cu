@@ -1,5 +1,7 @@
 // kforge family sdpa_fwd: scaled-dot-product attention forward, O = softmax(Q K^T * scale) V.
-// Layout [B, H, S, D] contiguous, 16-bit elements (f16 or bf16), fp32 accumulation.
+// Layout: Q and O [B, H, S, D], K and V [B, Hkv, Skv, D], contiguous; 16-bit elements (f16 or bf16), fp32
+// accumulation. Grouped-query attention: query head h reads K/V head h / (H / Hkv). A KV cache: S query rows
+// against Skv >= S keys, the causal mask aligned bottom-right (row i sees keys 0 .. i + Skv - S).
 //
 // FlashAttention-2 structure: each CTA owns BLOCK_M query rows of one (b, h); each warp owns
 // BLOCK_M / WARPS of them; K/V are streamed once through a STAGES-deep ring of BLOCK_N-row tiles
@@ -20,9 +22,10 @@
 //   sdpa/merge.cuh         key groups' merge and store; sdpa/merge_splits.cuh split-KV merges and store
 //   common/tile_scheduler.cuh  which query block and key slice a CTA owns
 //
-// Runtime arguments: Q, K, V, O, int B, int H, int S, float scale, then the scratch buffers
+// Runtime arguments: Q, K, V, O, int B, int H, int S, int Hkv, int Skv, float scale, then the scratch buffers
 //   OPART (f32, [B*H*nblk][KV_SPLITS][BM*D]), MLPART (f32, [..][KV_SPLITS][BM*8]), CNT (i32, [B*H*nblk]),
-//   unused when KV_SPLITS == 1, then the tensor maps of K, V and Q (TMA only): 3-D (D, S, B*H), box
+//   unused when KV_SPLITS == 1, then the tensor maps of K, V and Q (TMA only): 3-D (D, Skv, B*Hkv) for K and V,
+//   (D, S, B*H) for Q, box
 //   (64, BLOCK_N / KV_MCAST, 1) for K and V, (64, BLOCK_M, 1) for Q, 128-byte swizzle.
 // Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS (+ 128: WS),
 //   PERSIST: grid (min(SMs, work tiles), 1, 1),
@@ -43,7 +46,7 @@ static_assert(!WS || !KF_STAMPS, "the DIAG stamps time a CTA whose warps all loa
 
 extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOCKS)
     sdpa_fwd(const elem_t* __restrict__ Q, const elem_t* __restrict__ K, const elem_t* __restrict__ V,
-             elem_t* __restrict__ O, int B, int H, int S, float scale, float* __restrict__ Opart,
+             elem_t* __restrict__ O, int B, int H, int S, int Hkv, int Skv, float scale, float* __restrict__ Opart,
              float* __restrict__ MLpart, int* __restrict__ Cnt, const __grid_constant__ kf::TmaDesc tmK,
              const __grid_constant__ kf::TmaDesc tmV, const __grid_constant__ kf::TmaDesc tmQ) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -60,12 +63,15 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   blk.init();
   const int h = blockIdx.y, b = blockIdx.z;
   const int m0 = blk.m0;
-  const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
-  const elem_t* Qh = Q + head;
-  const elem_t* Kh = K + head;
-  const elem_t* Vh = V + head;
-  elem_t* Oh = O + head;
-  blk.slice_keys(S);
+  const int off = Skv - S;                     // the causal diagonal's offset (bottom-right aligned)
+  const int bh = b * H + h;                    // Q's and O's head
+  const int kvh = b * Hkv + h / (H / Hkv);     // K's and V's: H / Hkv query heads share one
+  const size_t qhead = (size_t)bh * (size_t)S * HD, kvhead = (size_t)kvh * (size_t)Skv * HD;
+  const elem_t* Qh = Q + qhead;
+  const elem_t* Kh = K + kvhead;
+  const elem_t* Vh = V + kvhead;
+  elem_t* Oh = O + qhead;
+  blk.slice_keys(Skv, off);
   const int t0 = blk.t0, ntiles = blk.ntiles;
   const float sl2 = scale * KF_LOG2E;
 
@@ -90,7 +96,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   KF_STAMP(22);  // indices computed, parameters read
 
   [[maybe_unused]] const unsigned ring_bars = kf::smem_u32(tail) + push_bytes;
-  init_pipe(pipe, ring_bars + TmaRing::BARRIER_BYTES * g, gK, gV, Kh, Vh, gt0, gn, S, b * H + h, gtid, tmK, tmV);
+  init_pipe(pipe, ring_bars + TmaRing::BARRIER_BYTES * g, gK, gV, Kh, Vh, gt0, gn, Skv, kvh, gtid, tmK, tmV);
   if constexpr (TMA_KV) {
     init_tma_barriers(ring_bars, q_mbar, tid);
     KF_STAMP(20);
@@ -98,7 +104,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   if constexpr (WS) {
     __syncthreads();  // every mbarrier initialised before the producer issues or a consumer waits
     if constexpr (PERSIST) {
-      const Work work(S, H, B);
+      const Work work(S, Skv, H, Hkv, B);
       const unsigned q_empty = q_mbar + 8 * Q_BUFS;  // (Q's full barriers, then its empty ones)
       if (tid >= NT)
         persistent_producer(pipe, sQ, tmQ, q_mbar, q_empty, work, S, tid);
@@ -109,7 +115,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
       return;
     }
     if (tid >= NT) {
-      produce(pipe, sQ, tmQ, q_mbar, m0, b * H + h, S, ntiles, tid);
+      produce(pipe, sQ, tmQ, q_mbar, m0, bh, S, ntiles, tid);
       return;  // (no CTA barrier follows)
     }
     consume_registers();
@@ -118,18 +124,18 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   Path path;
   path.init(warp, lane);
   if constexpr (TMA_KV) path.pipe = &pipe;
-  if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, b * H + h, S, tid);
+  if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, bh, S, tid);
   KF_STAMP(21);
-  const int first_mask = blk.first_masked_tile(S);
+  const int first_mask = blk.first_masked_tile(Skv, off);
 
-  request_first_tiles(pipe, ring_bars, sK, sV, t0, ntiles, b * H + h, tid, tmK, tmV);
+  request_first_tiles(pipe, ring_bars, sK, sV, t0, ntiles, kvh, tid, tmK, tmV);
   KF_STAMP(18);  // Q and the first K/V tiles requested
   wait_q(q_mbar);
   KF_STAMP(19);  // Q resident
   path.q_to_regs(sQ);
   KF_STAMP(1);
 
-  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, m0, S, sl2, tid, KF_STAMPS_PTR};
+  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, m0 + off, Skv, sl2, tid, KF_STAMPS_PTR};
   if constexpr (WN_RANGE)
     key_range_loop(path, pipe, loop, g, gtid, range.per);
   else if constexpr (KF_PIPE_QK == 2)

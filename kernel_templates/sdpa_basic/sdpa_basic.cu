@@ -96,7 +96,7 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
   const size_t head = ((size_t)b * H + h) * (size_t)S * HD;
   const elem_t* Qh = Q + head;
   elem_t* Oh = O + head;
-  blk.slice_keys(S);
+  blk.slice_keys(S, 0);
   const int t0 = blk.t0, ntiles = blk.ntiles;
   const float sl2 = scale * KF_LOG2E;
   KvPipe pipe;
@@ -109,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(NT, KF_MIN_BLOCKS)
 #endif
   kf::load_tile_async<BM, HD, VEC, NT, Lay>(sQ, Qh, m0, S, tid);
   kf::cp_async_commit();
-  const int first_mask = blk.first_masked_tile(S);
+  const int first_mask = blk.first_masked_tile(S, 0);
 
   // the first STAGES - 1 K/V tiles, then Q resident (the groups issued after Q's may still be pending)
   if constexpr (STAGES > 1) {

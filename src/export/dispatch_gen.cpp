@@ -95,8 +95,9 @@ std::string shape_table(const Family& f, const std::vector<KernelModel>& ks) {
   o << "};\n\nconst kfx_shape kfx_shapes[" << ks.size() << "] = {\n";
   for (const auto& k : ks) {
     o << "    {";
+    const Shape shape = full_shape(f, k.shape);
     for (size_t i = 0; i < f.dims.size(); ++i) {
-      const Value& v = k.shape.at(f.dims[i].name);
+      const Value& v = shape.at(f.dims[i].name);
       o << (i ? ", " : "") << (f.dims[i].is_enum ? "\"" + to_string(v) + "\"" : cxx_int_literal(as_int(v)));
     }
     o << "},  // " << k.name << "\n";

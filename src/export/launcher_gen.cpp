@@ -170,7 +170,9 @@ nlohmann::json supported_rule(const KernelModel& m) {
       add(std::to_string(d.min) + " <= " + d.name + " <= " + std::to_string(d.max));
     }
   }
+  for (const Constraint& c : f.shape_constraints) add(c.text);
   nlohmann::json constraints = nlohmann::json::array();
+  for (const Constraint& c : f.shape_constraints) constraints.push_back(c.text);
   for (const Constraint& c : f.constraints) constraints.push_back(c.text);
   if (!f.constraints.empty()) {
     std::string cs;

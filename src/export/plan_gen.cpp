@@ -71,6 +71,11 @@ std::string buffer_checks(const KernelModel& m, const PlanNames& names) {
 
 std::string constraint_checks(const Family& f, const PlanNames& names) {
   std::ostringstream o;
+  if (!f.shape_constraints.empty()) o << "  // Shape constraints.\n";
+  for (const Constraint& c : f.shape_constraints) {
+    CxxExpr e = names.translate(c.expr);
+    o << "  if (!" << cxx_as_bool(e, c.text) << " || kfx_bad) " << kInvalid << "  // " << c.text << "\n";
+  }
   if (!f.constraints.empty()) o << "  // Family constraints.\n";
   for (const Constraint& c : f.constraints) {
     CxxExpr e = names.translate(c.expr);

@@ -63,8 +63,9 @@ T* kfx_buffer(size_t n, bool random, float lo, float hi, std::mt19937& rng) {
   }
   std::string call = m.name + "(";
   for (const auto& b : m.buffers) call += "buf_" + b.name + ", ";
+  const Shape shape = full_shape(*m.family, m.shape);
   for (const DimSpec& d : m.family->dims) {
-    const Value& v = m.shape.at(d.name);
+    const Value& v = shape.at(d.name);
     call += d.is_enum ? "\"" + to_string(v) + "\", " : cxx_int_literal(as_int(v)) + ", ";
   }
   call += "stream)";

@@ -178,7 +178,8 @@ TorchOpModel make_torch_op_model(const std::string& op, const std::string& launc
   std::set<std::string> arguments;  // the schema's names: inputs, then dims taken as arguments
   for (const auto& t : m.buffers)
     if (t.role == BufferRole::Input) arguments.insert(t.name);
-  for (const DimSpec& d : f.dims) m.dims.push_back(torch_dim(d, m, k0.shape, arguments));
+  const Shape exported = full_shape(f, k0.shape);
+  for (const DimSpec& d : f.dims) m.dims.push_back(torch_dim(d, m, exported, arguments));
   // An output typed by a dim the caller passes: every value the caller may pass must be a dtype.
   for (const auto& t : m.buffers)
     if (t.role == BufferRole::Output && !t.dtype_dim.empty())

@@ -75,7 +75,7 @@ class Check {
  public:
   Check(const Family& f, const Stages& st, const Config& c, const Shape& s, const DeviceLimits& d)
       : f_(f), st_(st), config_(c), shape_(s), device_(d), scope_(c.begin(), c.end()), have_(f.derived.size(), 0) {
-    for (const auto& [name, value] : s) scope_[name] = value;
+    for (const auto& [name, value] : full_shape(f, s)) scope_[name] = value;
     d.add_to(scope_);
   }
 

@@ -30,6 +30,10 @@ struct DimSpec {
   int64_t min = 1;                   // for ints
   int64_t max = INT64_MAX;
   std::string doc;
+  // Optional (int dims): the value a shape that omits the dim takes, an expression over the dims declared
+  // before it ("Hkv": "H"). A shape is kept without such a dim where it has that value, so shapes stored
+  // before the dim existed keep their keys (docs/family_spec.md, "Adding a dimension").
+  Expr default_value;
 };
 
 struct NamedExpr {
@@ -111,6 +115,7 @@ struct Family {
   std::vector<NamedExpr> derived;  // evaluated in order after params, dims and device
   std::vector<Constraint> constraints;
   std::vector<DimSpec> dims;
+  std::vector<Constraint> shape_constraints;  // over dims only: a shape that breaks one is refused in one line
   std::vector<std::string> specialize;  // dims baked into the source as #defines
   std::map<std::string, std::vector<Shape>> suites;
   std::vector<GateCase> gate;
@@ -138,6 +143,9 @@ Family load_family_named(const std::string& name_or_path, const std::filesystem:
 // out-of-range dimensions and bad enum values.
 Shape parse_shape(const Family& f, const std::string& text);
 Shape validate_shape(const Family& f, const Shape& s);
+// The shape with every dim: those a (validated) shape omits at their defaults. Expressions, launchers and
+// exported kernels see full shapes; stores and names keep the shape as validated.
+Shape full_shape(const Family& f, const Shape& s);
 // Throws SpecError for an unknown parameter or a value outside its domain; fills nothing in.
 Config validate_config(const Family& f, const Config& c);
 // A stored config recorded before the family gained a parameter: the missing parameter takes

@@ -39,7 +39,7 @@ Json FamilyLoader::parse(const std::string& bytes) const {
   if (!root.is_object()) fail("", "expected a JSON object at the top level, got " + type_name(root));
   check_keys(root, "",
              {"name", "description", "template", "entry", "include_dirs", "compile_options", "arch_suffix",
-              "params", "priors", "defaults", "derived", "constraints", "dims", "specialize", "suites", "gate",
+              "params", "priors", "defaults", "derived", "constraints", "dims", "shape_constraints", "specialize", "suites", "gate",
               "buffers", "args", "launch", "reference", "tolerance", "cost", "sanitize"});
   return root;
 }
@@ -52,6 +52,7 @@ Family FamilyLoader::load() {
   load_params(required(root, "", "params"));
   if (root.contains("priors")) load_priors(root["priors"]);
   load_dims(required(root, "", "dims"));
+  if (root.contains("shape_constraints")) load_shape_constraints(root["shape_constraints"]);
   if (root.contains("specialize")) load_specialize(root["specialize"]);
   if (root.contains("derived")) load_derived(root["derived"]);
   if (root.contains("constraints")) load_constraints(root["constraints"]);
@@ -149,11 +150,13 @@ DimSpec FamilyLoader::load_dim(const std::string& name, const Json& spec, const 
   if (!is_identifier(name)) fail(ptr, "dimension name '" + name + "' is not a valid name (letters, digits, '_')");
   if (names_.has(name)) fail(ptr, "dimension '" + name + "' has the name of a parameter");
   object(spec, ptr);
-  check_keys(spec, ptr, {"type", "min", "max", "values", "doc"});
+  check_keys(spec, ptr, {"type", "min", "max", "values", "doc", "default"});
   DimSpec d;
   d.name = name;
   const std::string type = string(required(spec, ptr, "type"), ptr + "/type");
   if (spec.contains("doc")) d.doc = string(spec["doc"], ptr + "/doc", false);
+  // (dim_names_ holds the dims declared before this one: a default reads only those)
+  if (spec.contains("default")) d.default_value = expr(spec["default"], ptr + "/default", dim_names_);
   if (type == "int") {
     if (spec.contains("values")) fail(ptr + "/values", "an int dimension takes min and max, not values");
     if (spec.contains("min")) d.min = integer(spec["min"], ptr + "/min");
@@ -211,6 +214,17 @@ void FamilyLoader::load_derived(const Json& derived) {
     f_.derived.push_back({name, expr(text, ptr, known)});
     names_.add(name);
     known.add(name);
+  }
+}
+
+void FamilyLoader::load_shape_constraints(const Json& constraints) {
+  list(constraints, "/shape_constraints");
+  if (constraints.size() > spec_limits::kMaxConstraints)
+    fail("/shape_constraints", std::to_string(constraints.size()) + " constraints: at most " +
+                                   std::to_string(spec_limits::kMaxConstraints));
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    Expr e = expr(constraints[i], child("/shape_constraints", i), dim_names_);
+    f_.shape_constraints.push_back({e.text(), e});
   }
 }
 

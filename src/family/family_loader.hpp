@@ -26,6 +26,7 @@ class FamilyLoader : public SpecReader {
   void load_params(const Json& params);
   void load_priors(const Json& priors);
   void load_dims(const Json& dims);
+  void load_shape_constraints(const Json& constraints);
   DimSpec load_dim(const std::string& name, const Json& spec, const std::string& ptr) const;
   void load_enum_choices(DimSpec& d, const Json& spec, const std::string& ptr) const;
   void load_specialize(const Json& spec);

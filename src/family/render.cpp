@@ -236,7 +236,7 @@ Variant render_variant(const Family& f, const Config& c, const Shape& s, const A
   Variant v = render(f, f.kernel, c, s, defines);
   if (!f.arch_suffix.empty()) {
     Scope scope(c.begin(), c.end());
-    for (const auto& [name, value] : s) scope[name] = value;
+    for (const auto& [name, value] : full_shape(f, s)) scope[name] = value;
     try {
       v.arch_suffix = f.arch_suffix.eval_string(scope);
     } catch (const ExprError& e) {

@@ -8,14 +8,15 @@ namespace kf {
 
 namespace {
 
-void add_shape(Scope& scope, const Shape& s) {
-  for (const auto& [name, value] : s) scope[name] = value;
+// every dim: those the shape leaves out at their defaults
+void add_shape(Scope& scope, const Family& f, const Shape& s) {
+  for (const auto& [name, value] : full_shape(f, s)) scope[name] = value;
 }
 
 // params, dims and device.*: everything but the derived values.
-Scope base_scope(const Config& c, const Shape& s, const DeviceLimits& d) {
+Scope base_scope(const Family& f, const Config& c, const Shape& s, const DeviceLimits& d) {
   Scope scope(c.begin(), c.end());
-  add_shape(scope, s);
+  add_shape(scope, f, s);
   d.add_to(scope);
   return scope;
 }
@@ -23,7 +24,7 @@ Scope base_scope(const Config& c, const Shape& s, const DeviceLimits& d) {
 }  // namespace
 
 Scope make_scope(const Family& f, const Config& c, const Shape& s, const DeviceLimits& d) {
-  Scope scope = base_scope(c, s, d);
+  Scope scope = base_scope(f, c, s, d);
   for (const auto& derived : f.derived) {
     try {
       scope[derived.name] = derived.expr.eval(scope);
@@ -34,9 +35,9 @@ Scope make_scope(const Family& f, const Config& c, const Shape& s, const DeviceL
   return scope;
 }
 
-Scope make_reference_scope(const Family&, const Shape& s, const DeviceLimits& d) {
+Scope make_reference_scope(const Family& f, const Shape& s, const DeviceLimits& d) {
   Scope scope;
-  add_shape(scope, s);
+  add_shape(scope, f, s);
   d.add_to(scope);
   return scope;
 }

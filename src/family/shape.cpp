@@ -1,6 +1,7 @@
 // Shapes and configs given by users: parsing and validation against the family; suites and
 // gate shapes.
 #include <algorithm>
+#include <optional>
 
 #include "family/checks.hpp"
 
@@ -54,10 +55,31 @@ Shape check_shape(const Family& f, const Shape& s) {
   for (const auto& [name, value] : s)
     if (!f.dim(name)) throw SpecError("unknown dimension '" + name + "' (dimensions: " + join(names) + ")");
   Shape out;
+  Scope full;  // every dim, defaults filled in (a default reads only dims declared before it)
   for (const auto& d : f.dims) {
     auto it = s.find(d.name);
-    if (it == s.end()) throw SpecError("missing dimension '" + d.name + "' (dimensions: " + join(names) + ")");
-    out.emplace(d.name, check_dim_value(d, it->second));
+    std::optional<Value> fallback;
+    if (!d.default_value.empty()) {
+      try {
+        fallback = d.default_value.eval(full);
+      } catch (const ExprError& e) {
+        throw SpecError("default of dimension '" + d.name + "' ('" + d.default_value.text() + "'): " + e.what());
+      }
+    }
+    if (it == s.end() && !fallback)
+      throw SpecError("missing dimension '" + d.name + "' (dimensions: " + join(names) + ")");
+    const Value v = check_dim_value(d, it == s.end() ? *fallback : it->second);
+    full[d.name] = v;
+    if (!fallback || !(v == *fallback)) out.emplace(d.name, v);  // (at its default, the dim is left out)
+  }
+  for (const auto& c : f.shape_constraints) {
+    bool holds = false;
+    try {
+      holds = c.expr.eval_bool(full);
+    } catch (const ExprError& e) {
+      throw SpecError("'" + c.text + "': " + e.what());
+    }
+    if (!holds) throw SpecError("'" + c.text + "' does not hold");
   }
   return out;
 }
@@ -92,6 +114,18 @@ Shape validate_shape(const Family& f, const Shape& s) {
   } catch (const SpecError& e) {
     throw SpecError("bad shape '" + to_string(s) + "' for family " + f.name + ": " + e.what());
   }
+}
+
+Shape full_shape(const Family& f, const Shape& s) {
+  Shape out = s;
+  Scope scope(s.begin(), s.end());
+  for (const auto& d : f.dims) {
+    if (out.count(d.name) || d.default_value.empty()) continue;
+    const Value v = d.default_value.eval(scope);
+    out.emplace(d.name, v);
+    scope[d.name] = v;
+  }
+  return out;
 }
 
 Config complete_stored_config(const Family& f, Config c) {
