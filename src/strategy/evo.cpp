@@ -339,7 +339,10 @@ class Evo final : public Strategy {
     std::vector<std::vector<int>> ranked;
     for (const auto& a : archive_) ranked.push_back(a.idx);
     std::vector<Individual> next;
-    for (size_t i : diverse_picks(ranked, basins_, opt_.restart_away, 2, std::max<size_t>(1, opt_.population / 2)))
+    // Every other restart one parameter further away: near restarts suit an optimum next to the
+    // basins found (MI50 convolution), far ones a needle apart from them (W6600).
+    const size_t away = opt_.restart_away + (opt_.restart_alternate && basins_.size() % 2 == 0 ? 1 : 0);
+    for (size_t i : diverse_picks(ranked, basins_, away, 2, std::max<size_t>(1, opt_.population / 2)))
       next.push_back(archive_[i]);
     population_ = std::move(next);
     stagnant_ = 0;

@@ -33,7 +33,7 @@ struct EvoSettings {
   bool pattern_rank;
   size_t pairs, pair_span, pair_after, pair_centers;
   size_t restart_after, restart_away;
-  bool restart_pairs;
+  bool restart_pairs, restart_alternate;
 };
 
 // Throws std::invalid_argument on an unknown option or a value out of its range.
