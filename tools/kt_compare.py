@@ -114,17 +114,37 @@ def quantile(values, q):
     return v[lo] + frac * (v[lo + 1] - v[lo])
 
 
+def needed(trace, target):
+    """Evaluations a run needed to get within target (None: not within its budget)."""
+    return next((k + 1 for k, b in enumerate(trace) if b <= target), None)
+
+
 def summarize(traces, optimum, n_configs, cfg):
-    """traces: per run, the best time after each evaluation (inf before the first success)."""
-    out = {"tolerances": {}, "best_at": {}, "runs": len(traces)}
+    """traces: per run, the best time after each evaluation (inf before the first success).
+    Keeps each run's evaluations to each tolerance ("per_run", null where not reached), from which
+    tools/kt_stats.py computes bootstrap intervals and the shares of runs at any budget."""
+    out = {"tolerances": {}, "best_at": {}, "runs": len(traces), "per_run": {}}
     for tol in cfg["tolerances"]:
         target = optimum * (1 + tol) * (1 + 1e-12)
-        needed = [next((k + 1 for k, b in enumerate(t) if b <= target), math.inf) for t in traces]
-        out["tolerances"][str(tol)] = {"median": quantile(needed, 0.5),
-                                       "reached": sum(not math.isinf(x) for x in needed) / len(needed)}
+        per_run = [needed(t, target) for t in traces]
+        counts = [math.inf if x is None else x for x in per_run]
+        out["tolerances"][str(tol)] = {"median": quantile(counts, 0.5),
+                                       "reached": sum(x is not None for x in per_run) / len(per_run)}
+        out["per_run"][str(tol)] = per_run
     for frac in cfg["best_at_fractions"]:
         k = max(1, round(frac * n_configs))
         out["best_at"][str(frac)] = quantile([t[min(k, len(t)) - 1] / optimum for t in traces], 0.5)
+    return out
+
+
+def expand(steps, evaluations):
+    """A run of `kforge replay --json`: its best-so-far steps [k, best] as one value per evaluation."""
+    out, nxt, best = [], 0, math.inf
+    for k in range(1, evaluations + 1):
+        while nxt < len(steps) and steps[nxt][0] <= k:
+            best = steps[nxt][1]
+            nxt += 1
+        out.append(best)
     return out
 
 
@@ -135,18 +155,11 @@ def run_kforge(kforge, path, cache, budget, cfg):
     if k.get("options"):
         cmd += ["--options", json.dumps(k["options"])]
     rep = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    n = rep["space"]["configs"]
+    n, optimum = rep["space"]["configs"], rep["space"]["optimum_us"]
     result = {}
     for s in rep["strategies"]:
-        out = {"tolerances": {}, "best_at": {}, "runs": rep["seeds"]}
-        for t in s["to_reach"]:
-            out["tolerances"][str(t["tolerance"])] = {"median": math.inf if t["median"] is None else t["median"],
-                                                      "reached": t["reached"]}
-        for frac in cfg["best_at_fractions"]:
-            kk = max(1, round(frac * n))
-            curve = s["curve"]["median"]
-            out["best_at"][str(frac)] = curve[min(kk, len(curve)) - 1]
-        result["kforge " + s["strategy"]] = out
+        traces = [expand(r["best_us"], budget) for r in s["runs"]]
+        result["kforge " + s["strategy"]] = summarize(traces, optimum, n, cfg)
     return result
 
 
@@ -178,7 +191,7 @@ def kt_trace(cache, strategy, seed, budget):
     return trace[:budget]
 
 
-def run_kernel_tuner(path, cache, budget, cfg, optimum, n_configs, log):
+def run_kernel_tuner(path, cache, budget, cfg, optimum, n_configs, log, save):
     import warnings
     warnings.filterwarnings("ignore")
     cache = dict(cache, _path=path)
@@ -196,6 +209,7 @@ def run_kernel_tuner(path, cache, budget, cfg, optimum, n_configs, log):
         traces = [[min(b, worst) for b in t] for t in traces]
         result["KT " + s] = summarize(traces, optimum, n_configs, cfg)
         log(f"  KT {s}: {time.time() - start:.0f} s")
+        save(result)  # after every strategy: Kernel Tuner's runs take hours
     return result
 
 
@@ -262,7 +276,7 @@ def main():
             path, cache = prepare(space, args.kforge, workdir, args.db)
             times = [e["time"] for e in cache["cache"].values() if isinstance(e["time"], (int, float))]
             n, optimum = len(cache["cache"]), min(times)
-            budget = max(1, round(cfg["budget_fraction"] * n))
+            budget = max(1, min(round(cfg["budget_fraction"] * n), cfg.get("budget_max", n)))
             log(f"{space['name']}: {n} configs ({n - len(times)} failed), budget {budget}")
             results = {}
             if args.only != "kernel_tuner":
@@ -274,10 +288,17 @@ def main():
                 results.update({k: v for k, v in old["results"].items() if k.startswith("KT ")})
             elif space.get("kernel_tuner_skip") and args.only != "kforge":
                 results["Kernel Tuner (all)"] = {"skipped": space["kernel_tuner_skip"]}
-            elif args.only != "kforge":
-                results.update(run_kernel_tuner(path, cache, budget, cfg, optimum, n, log))
-            everything[space["name"]] = {"configs": n, "failed": n - len(times), "budget": budget, "seeds": cfg["seeds"],
-                                         "optimum_ms": optimum, "results": results}
+            entry = {"configs": n, "failed": n - len(times), "budget": budget, "seeds": cfg["seeds"],
+                     "optimum_ms": optimum, "results": results}
+            everything[space["name"]] = entry
+
+            def save(kt_results):
+                entry["results"] = dict(results, **kt_results)
+                if args.out:
+                    with open(args.out, "w") as f:
+                        json.dump(everything, f, indent=1)
+            if args.only != "kforge" and not space.get("kernel_tuner_skip") and not any(k.startswith("KT ") for k in results):
+                results.update(run_kernel_tuner(path, cache, budget, cfg, optimum, n, log, save))
             md.append(table(space["name"], n, budget, optimum, results, cfg))
             print(md[-1], flush=True)
             if args.out:  # after every space, so that an interrupted run keeps what it finished

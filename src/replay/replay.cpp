@@ -138,6 +138,7 @@ StrategyReplay summarize(const RecordedSpace& space, const std::string& name,
     r.p25_curve.push_back(quantile(at, 0.25));
     r.p75_curve.push_back(quantile(at, 0.75));
   }
+  r.runs = runs;
   return r;
 }
 

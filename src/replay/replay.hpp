@@ -55,6 +55,9 @@ struct StrategyReplay {
   std::vector<ToleranceStats> tolerances;  // in ReplayOptions::tolerances order
   // Normalised best-so-far (best / optimum) after k + 1 evaluations, over runs.
   std::vector<double> mean_curve, median_curve, p25_curve, p75_curve;
+  // Every run, in seed order: what the quantiles above summarise, kept so that scripts can
+  // compute their own statistics (bootstrap intervals, shares at any budget).
+  std::vector<ReplayRun> runs;
 };
 
 struct ReplayReport {

@@ -35,7 +35,27 @@ double mean_at_fraction(const StrategyReplay& s, size_t valid, double fraction) 
   return s.mean_curve[k - 1];
 }
 
+// One run's best-so-far as steps [evaluation, best]: one where the best changes (and the first).
+nlohmann::json run_json(const ReplayRun& run) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (size_t k = 0; k < run.best_us.size(); ++k)
+    if (k == 0 || run.best_us[k] != run.best_us[k - 1]) steps.push_back({k + 1, run.best_us[k]});
+  return {{"seed", run.seed}, {"evaluations", run.evaluations}, {"best_us", steps}};
+}
+
 }  // namespace
+
+std::vector<double> expand_steps(const nlohmann::json& steps, size_t evaluations) {
+  std::vector<double> out;
+  out.reserve(evaluations);
+  size_t next = 0;
+  double best = std::nan("");
+  for (size_t k = 1; k <= evaluations; ++k) {
+    while (next < steps.size() && steps[next][0].get<size_t>() <= k) best = steps[next++][1].get<double>();
+    out.push_back(best);
+  }
+  return out;
+}
 
 std::string format_table(const ReplayReport& r) {
   std::ostringstream out;
@@ -102,6 +122,8 @@ nlohmann::json to_json(const ReplayReport& r) {
                                 {"reached", t.reached}});
     js["mean_best_at_10pct"] = finite_or_null(mean_at_fraction(s, r.valid_configs, 0.10));
     js["curve"] = {{"mean", s.mean_curve}, {"median", s.median_curve}};
+    js["runs"] = nlohmann::json::array();
+    for (const auto& run : s.runs) js["runs"].push_back(run_json(run));
     j["strategies"].push_back(js);
   }
   return j;

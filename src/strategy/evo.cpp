@@ -12,7 +12,8 @@
 // are left out while others remain) and repair (such a value is taken only where nothing
 // else is near).
 //
-// Options (ctx.options): evo_settings.hpp.
+// A run that stalls restarts its population elsewhere (restart.hpp), keeping pair moves around
+// its best. Options (ctx.options): evo_settings.hpp.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -21,6 +22,7 @@
 #include "strategy/evo_settings.hpp"
 #include "strategy/pair_moves.hpp"
 #include "strategy/pattern.hpp"
+#include "strategy/restart.hpp"
 #include "strategy/strategies.hpp"
 #include "strategy/surrogate.hpp"
 
@@ -32,6 +34,10 @@ struct Individual {
   double score;          // time in us, +inf when failed
   uint64_t order;        // arrival number: ties go to the earlier one, deterministically
 };
+
+bool better(const Individual& a, const Individual& b) {
+  return a.score < b.score || (a.score == b.score && a.order < b.order);
+}
 
 class Evo final : public Strategy {
  public:
@@ -54,6 +60,7 @@ class Evo final : public Strategy {
     }
     compass_.emplace(sizes, ordered, opt_.pattern_step);
     sizes_ = sizes;
+    ordered_ = ordered;
     for (const auto& k : ctx.known) {
       seen_.insert(k.config);
       if (told_.insert(k.config)) add_result(k);
@@ -101,6 +108,10 @@ class Evo final : public Strategy {
     try {
       fresh_.push_back({space_.encode(o.config), score(o.time_us), arrivals_++});
       model_.add(fresh_.back().idx, o.time_us);
+      if (std::isfinite(fresh_.back().score)) {
+        archive_.push_back(fresh_.back());
+        if (!best_ || archive_.back().score < best_->score) best_ = archive_.back();
+      }
     } catch (const std::invalid_argument&) {
       // Outside this space (e.g. a stale record): remembered as seen, never bred from.
     }
@@ -112,10 +123,7 @@ class Evo final : public Strategy {
     population_.insert(population_.end(), std::make_move_iterator(fresh_.begin()),
                        std::make_move_iterator(fresh_.end()));
     fresh_.clear();
-    std::stable_sort(population_.begin(), population_.end(),
-                     [](const Individual& a, const Individual& b) {
-                       return a.score < b.score || (a.score == b.score && a.order < b.order);
-                     });
+    std::stable_sort(population_.begin(), population_.end(), better);
     if (population_.size() > opt_.population) population_.resize(opt_.population);
   }
 
@@ -290,7 +298,16 @@ class Evo final : public Strategy {
   // children; exact targets only (a repaired pair move would be a different move), valid and
   // never measured.
   void add_pairs(std::vector<Config>& gen) {
-    if (opt_.pairs == 0 || stagnant_ < opt_.pair_after || !std::isfinite(population_.front().score)) return;
+    // After a restart the run's best keeps its share of the moves (opt_.restart_pairs): the
+    // basin it left may be a pair move away from the optimum (convolution A100), and a pair move
+    // costs one evaluation where regaining the basin by breeding costs generations.
+    std::vector<const std::vector<int>*> centers;
+    if (opt_.restart_pairs && !basins_.empty() && best_) centers.push_back(&best_->idx);
+    const bool stalled = stagnant_ >= opt_.pair_after && std::isfinite(population_.front().score);
+    const size_t limit = centers.size() + opt_.pair_centers;
+    for (size_t n = 0; stalled && n < population_.size() && centers.size() < limit; ++n)
+      if (std::isfinite(population_[n].score)) centers.push_back(&population_[n].idx);
+    if (opt_.pairs == 0 || centers.empty()) return;
     auto accept = [&](const std::vector<int>& idx) {
       const Config c = space_.decode(idx);
       return !seen_.contains(c) && space_.valid(c);
@@ -298,11 +315,9 @@ class Evo final : public Strategy {
     IdxRank rank;  // without the surrogate (screen 1): parameter and value order
     if (opt_.screen > 1 && model_.size() >= screen_after_)
       rank = [&](const std::vector<int>& idx) { return model_.predict(idx); };
-    const size_t centers = std::min(opt_.pair_centers, population_.size());
-    for (size_t n = 0, added = 0; n < centers && added < opt_.pairs; ++n) {
-      if (!std::isfinite(population_[n].score)) break;
-      const size_t k = (opt_.pairs - added + (centers - n) - 1) / (centers - n);
-      for (auto& idx : pair_moves(population_[n].idx, sizes_, opt_.pair_span, rank, accept, k)) {
+    for (size_t n = 0, added = 0; n < centers.size() && added < opt_.pairs; ++n) {
+      const size_t k = (opt_.pairs - added + (centers.size() - n) - 1) / (centers.size() - n);
+      for (auto& idx : pair_moves(*centers[n], sizes_, opt_.pair_span, rank, accept, k)) {
         Config c = space_.decode(idx);
         seen_.insert(c);
         gen.push_back(std::move(c));
@@ -311,12 +326,44 @@ class Evo final : public Strategy {
     }
   }
 
+  // After opt_.restart_after generations without a new best (never within the first generations
+  // of a live search: 6 stalled generations are 56 evaluations at the earliest), the population
+  // is replaced by the best measured configs at least opt_.restart_away parameters from every
+  // basin the run settled in (restart.hpp), half a population of them, 2 parameters apart from
+  // each other; the next generation adds half a generation of screened random configs. The
+  // stalled basin stays measured: the run's best never gets worse.
+  bool restart() {
+    if (opt_.restart_after == 0 || stagnant_ < opt_.restart_after || population_.empty()) return false;
+    basins_.push_back(population_.front().idx);
+    std::stable_sort(archive_.begin(), archive_.end(), better);
+    std::vector<std::vector<int>> ranked;
+    for (const auto& a : archive_) ranked.push_back(a.idx);
+    std::vector<Individual> next;
+    // Every other restart one parameter further away: near restarts suit an optimum next to the
+    // basins found (MI50 convolution), far ones a needle apart from them (W6600).
+    const size_t away = opt_.restart_away + (opt_.restart_alternate && basins_.size() % 2 == 0 ? 1 : 0);
+    for (size_t i : diverse_picks(ranked, basins_, away, 2, std::max<size_t>(1, opt_.population / 2)))
+      next.push_back(archive_[i]);
+    population_ = std::move(next);
+    stagnant_ = 0;
+    rate_ = opt_.mutation_rate;
+    last_best_ = population_.empty() ? std::numeric_limits<double>::infinity() : population_.front().score;
+    compass_.emplace(sizes_, ordered_, opt_.pattern_step);
+    return true;
+  }
+
   void breed() {
     select();
     adapt();
+    const bool restarted = restart();
     std::vector<Config> gen;
+    if (restarted) fill_screened_random(gen, opt_.offspring / 2);
     if (population_.empty()) {
-      fill_random(gen, opt_.population);  // nothing told yet: a caller asked ahead
+      // Nothing told yet (a caller asked ahead), or a restart found no point away from the basins.
+      if (restarted)
+        fill_screened_random(gen, opt_.population);
+      else
+        fill_random(gen, opt_.population);
     } else {
       // One child next to each of the best opt_.elite configs: local exploitation that does
       // not depend on the luck of the tournament.
@@ -355,6 +402,10 @@ class Evo final : public Strategy {
   size_t screen_after_ = 8;
   std::optional<CompassPoll> compass_;
   std::vector<size_t> sizes_;  // values per parameter
+  std::vector<bool> ordered_;  // whether a parameter's order means anything (not categorical)
+  std::vector<Individual> archive_;      // every successful result, for restarts
+  std::optional<Individual> best_;       // the run's best result
+  std::vector<std::vector<int>> basins_;  // the best of each stalled population, for restarts
   AdditiveSurrogate model_;
   size_t stagnant_ = 0;  // breedings since the best last improved
 };

@@ -10,7 +10,7 @@ EvoSettings parse_evo_settings(const nlohmann::json& options) {
             {"population", "tournament", "elite", "crossover_rate", "mutation_rate",
              "mutation_min", "mutation_max", "grow", "shrink", "jump", "immigrate_after", "screen", "initial", "offspring",
              "pattern", "pattern_step", "pattern_rank",
-             "pairs", "pair_span", "pair_after", "pair_centers"});
+             "pairs", "pair_span", "pair_after", "pair_centers", "restart_after", "restart_away", "restart_pairs", "restart_alternate"});
   // 8 rather than 16: replays on spaces of 500-6000 configs (tests/unit/test_strategy_quality)
   // reach 1.05x the optimum sooner, most of all where a 10% budget is only ~50 evaluations
   // and a 16-config random first generation would spend a third of it.
@@ -49,6 +49,10 @@ EvoSettings parse_evo_settings(const nlohmann::json& options) {
   // 1 center 193 / 126.5, 2: 172.5 / 131, 4: 158 / 138.5; but with 4 the synthetic trap of
   // EvoOptions.PairMovesFindAnIsolatedPairSooner (one move a center) loses its gain.
   s.pair_centers = static_cast<size_t>(o.get_int("pair_centers", 2, 1, 1000));
+  s.restart_after = static_cast<size_t>(o.get_int("restart_after", 6, 0, 1000000));
+  s.restart_away = static_cast<size_t>(o.get_int("restart_away", 2, 0, 1000));
+  s.restart_pairs = o.get_int("restart_pairs", 1, 0, 1) == 1;
+  s.restart_alternate = o.get_int("restart_alternate", 1, 0, 1) == 1;
   return s;
 }
 

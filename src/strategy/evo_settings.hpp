@@ -13,7 +13,10 @@
 // both ends of each), pattern_rank (1: the surrogate orders each round's polls; 0: parameter order),
 // pairs (4: pair moves per generation once the best has stalled for pair_after 2 generations,
 // pair_moves.hpp; 0 turns them off), pair_centers (2: shared between the best 2 members),
-// pair_span (1: only parameters next to each other in the spec's order move together; 0: any two).
+// pair_span (1: only parameters next to each other in the spec's order move together; 0: any two),
+// restart_after (6 stalled generations: the population restarts from measured configs away from
+// the basins it settled in, restart.hpp; 0 turns restarts off), restart_away (2: parameters a
+// restart point differs in from every such basin's best).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -29,6 +32,8 @@ struct EvoSettings {
   double pattern_step;
   bool pattern_rank;
   size_t pairs, pair_span, pair_after, pair_centers;
+  size_t restart_after, restart_away;
+  bool restart_pairs, restart_alternate;
 };
 
 // Throws std::invalid_argument on an unknown option or a value out of its range.

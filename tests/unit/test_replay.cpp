@@ -1,6 +1,7 @@
 // Replay: recorded spaces, runs against them, statistics and the three renderings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -240,4 +241,40 @@ TEST(Replay, RunsTheCampaignLoop) {
     differs = shallow.best_us != deep4.best_us;
   }
   EXPECT_TRUE(differs) << "the depth has no effect";
+}
+
+// `replay --json` carries every run's trajectory: one entry per seed, in seed order, whose
+// steps expand back to exactly the run replay_run gives for that seed, and from which the
+// reported medians follow.
+TEST(Replay, JsonCarriesEachRunsTrajectory) {
+  RecordedSpace r = import_recorded(std::string(KFORGE_TEST_DIR) + "/data/kernel_tuner_convolution_MI50_times.json");
+  ReplayOptions o;
+  o.seeds = 5;
+  o.first_seed = 7;
+  o.budget = 120;
+  ReplayReport rep = replay(r, {"evo", "random"}, o);
+  const nlohmann::json j = to_json(rep);
+  for (size_t s = 0; s < 2; ++s) {
+    const auto& runs = j["strategies"][s]["runs"];
+    ASSERT_EQ(runs.size(), 5u);
+    std::vector<double> needed;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      EXPECT_EQ(runs[i]["seed"], 7 + i);
+      EXPECT_EQ(runs[i]["evaluations"], 120);
+      const auto steps = runs[i]["best_us"];
+      ASSERT_GE(steps.size(), 1u);
+      EXPECT_EQ(steps[0][0], 1);
+      for (size_t k = 1; k < steps.size(); ++k) EXPECT_LT(steps[k][1].get<double>(), steps[k - 1][1].get<double>());
+      const auto expanded = expand_steps(steps, 120);
+      const auto direct = replay_run(r, rep.strategies[s].strategy, 7 + i, 120);
+      EXPECT_EQ(expanded, direct.best_us) << rep.strategies[s].strategy << " seed " << 7 + i;
+      const double target = rep.optimum_us * 1.05 * (1 + 1e-12);
+      auto it = std::find_if(expanded.begin(), expanded.end(), [&](double b) { return b <= target; });
+      needed.push_back(it == expanded.end() ? std::numeric_limits<double>::infinity()
+                                            : static_cast<double>(it - expanded.begin() + 1));
+    }
+    EXPECT_DOUBLE_EQ(quantile(needed, 0.5), rep.strategies[s].tolerances[1].median);
+  }
+  // Evo's runs differ between seeds: the trajectories are each run's, not copies.
+  EXPECT_NE(j["strategies"][0]["runs"][0]["best_us"].dump(), j["strategies"][0]["runs"][1]["best_us"].dump());
 }
