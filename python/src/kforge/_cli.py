@@ -81,7 +81,7 @@ def _error_line(stderr: str) -> str:
 
 
 # "[ 12/80 ]"-free progress: the CLI's lines carry "evals N" or "N/M"; tqdm shows them when present.
-_EVALS = re.compile(r"\b(\d+)\s*/\s*(\d+)\b")
+_EVALS = re.compile(r"\b(\d+)\s*/\s*~?(\d+)\b")
 
 
 class _Progress:

@@ -95,6 +95,9 @@ def kernel_params(source: str, kernel_name: str) -> list[KernelParam]:
     return out
 
 
+_LIBC_INCLUDE = re.compile(r"\s*#\s*include\s*<(stdio|stdlib|math|cstdio|cstdlib|cmath)(\.h)?>")
+
+
 def _wrap_extern_c(source: str) -> str:
     """NVRTC finds the entry by its plain name: wrap the code in extern "C" (as PyCUDA, Kernel
     Tuner's usual backend, does), keeping #include lines outside the block."""
@@ -102,7 +105,10 @@ def _wrap_extern_c(source: str) -> str:
         return source
     includes, body = [], []
     for line in source.splitlines():
-        (includes if line.lstrip().startswith("#include") else body).append(line)
+        if _LIBC_INCLUDE.match(line):  # NVRTC has none of them; printf and the math are built in
+            includes.append("// (kforge: NVRTC has no C library header) " + line.strip())
+        else:
+            (includes if line.lstrip().startswith("#include") else body).append(line)
     return "\n".join(includes + ['extern "C" {'] + body + ['}  // extern "C"', ""])
 
 
@@ -198,6 +204,9 @@ def build_family(kernel_name: str, kernel_source: Any, problem_size: Any, argume
             raise KforgeUsageError(f"tune_kernel: answer[{i}] is given but {params[i].name} is not among the outputs")
 
     dims = _Dims()
+    for p, a in zip(params, arguments):  # scalars name the sizes they share first (n, not c_0)
+        if isinstance(a, (np.integer, int)) and not isinstance(a, bool) and int(a) > 0:
+            dims.dim(int(a), p.name)
     files: dict[str, bytes] = {}
     buffers, args = [], []
     for i, (p, a) in enumerate(zip(params, arguments)):
