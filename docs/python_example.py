@@ -47,7 +47,7 @@ problem = dict(grid_div_x=["block_size_x", "work"], restrictions=["block_size_x 
 
 # %%
 rows, env = kforge.tune_kernel("scale_add", SOURCE, n, args, tune_params, check=True, arch="sm_90", **problem)
-print(f"family {env['family']} (in {env['spec_dir']}): {sum(r['ok'] for r in rows)} configs compile")
+print(f"family {env['family']} (in {env['spec_dir']}): {sum(r['compiled_ok'] for r in rows)} configs compile")
 
 # %% [markdown]
 # ## 3. Search it on the GPU

@@ -90,7 +90,7 @@ def test_check_mode_compiles_every_config(kforge_bin: str, home, tmp_path) -> No
                                    check=True, arch=["sm_90", "sm_80"])
     assert env["mode"] == "check" and env["family"].startswith("vector_add_")
     assert rows and all(r.get("failed", 0) == 0 for r in rows)
-    assert sum(r["ok"] for r in rows) == 2 * 8  # 9 configs, one over 512 threads of work; two archs
+    assert sum(r["compiled_ok"] for r in rows) == 2 * 8  # 9 configs, one over 512 threads of work; two archs
 
 
 def test_search_needs_a_gpu(kforge_bin: str, home, tmp_path, gpu) -> None:
