@@ -92,3 +92,28 @@ def test_decision_tree_allows_exactly_the_python_set() -> None:
 def test_decision_tree_of_everything_is_true() -> None:
     everything = list(itertools.product(*PARAMS.values()))
     assert rx.decision_tree(list(PARAMS), list(PARAMS.values()), everything) == "1"
+
+
+# kforge's own parser and evaluator agree: a family whose one constraint is the translation (or
+# the decision tree) has as many valid configs, counted by `kforge check --count`, as Python allows.
+KERNEL = "__global__ void k(float *y) { y[threadIdx.x] = bx + by + tx; }\n"
+
+
+def _kforge_count(tmp_path, restriction) -> int:
+    import numpy as np
+
+    from kforge import _cli
+    from kforge.tune import build_family
+
+    fam = build_family("k", KERNEL, 16, [np.zeros(16, np.float32)], PARAMS, restrictions=[restriction],
+                       families_dir=tmp_path)
+    rows = _cli.run(["--spec-dir", str(fam.folder), "--cache-dir", str(tmp_path / "cubins"), "check",
+                     "--family", fam.name, "--count", "--sample", "1", "--json"], json_out=True)
+    assert rows[0]["valid_exact"] and rows[0]["compiled_ok"] == 1
+    return int(rows[0]["valid_configs"])
+
+
+@pytest.mark.parametrize("restriction", [*TRANSLATABLE, lambda p: p["bx"] * p["tx"] <= 64 or p["mode"] == "vec"])
+def test_kforge_counts_the_same_configs(kforge_bin: str, tmp_path, restriction) -> None:
+    want = len(rx.allowed_configs([restriction], PARAMS))
+    assert _kforge_count(tmp_path, restriction) == want

@@ -117,8 +117,9 @@ def check(family: str, shape: Any = None, suite: Optional[str] = None, *, arch: 
           sample: Optional[int] = None, spec_dir: Any = None, cache_dir: Any = None) -> list[dict[str, Any]]:
     """NVRTC-compiles the family's valid configs (``kforge check --json``; no GPU needed).
 
-    Returns one record per (config, arch); a compile failure raises KforgeError after the rows
-    are printed (its message says how many failed)."""
+    Returns one record per (specialization, arch): counts (``valid_configs``, ``checked``,
+    ``compiled_ok``, ``failed``), registers, the distinct errors. A compile failure raises
+    KforgeError instead (its message says how many configs failed)."""
     archs = [arch] if isinstance(arch, str) else list(arch)
     args = [*global_args(None, spec_dir_for(family, spec_dir), cache_dir), "check", "--family", family,
             *selection_args(shape, suite)]
