@@ -101,3 +101,14 @@ def test_search_needs_a_gpu(kforge_bin: str, home, tmp_path, gpu) -> None:
     assert len(results) == 9 and all("time" in r for r in results)
     best = kforge.best(env["family"], db=tmp_path / "r.db")
     assert len(best) == 1 and best[0]["median_us"] > 0
+
+
+def test_check_mode_counts_configs_that_do_not_compile(kforge_bin: str, home) -> None:
+    # Kernel Tuner skips a config that fails to compile (its matmul example has six: too much
+    # shared memory); check mode reports them in the rows instead of raising.
+    source = VECTOR_ADD.replace("int i =", "static_assert(work < 4, \"too much work\");\n    int i =")
+    args, params, expected = _problem()
+    rows, _ = kforge.tune_kernel("vector_add", source, 5000, args, params, grid_div_x=["block_size_x", "work"],
+                                 answer=[expected, None, None, None], check=True)
+    assert sum(r["failed"] for r in rows) == 3 and sum(r["compiled_ok"] for r in rows) == 6
+    assert "too much work" in json.dumps(rows[0]["errors"])

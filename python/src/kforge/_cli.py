@@ -26,15 +26,17 @@ PathLike = "str | os.PathLike[str]"
 class KforgeError(RuntimeError):
     """A kforge command failed (exit code 1): the message is the CLI's one-line error.
 
-    ``returncode``, ``command`` (the argument list) and ``stderr`` (everything it printed there)
-    are kept for diagnosis.
+    ``returncode``, ``command`` (the argument list), ``stderr`` (everything it printed there) and
+    ``stdout`` (what it printed before failing: a check's rows) are kept.
     """
 
-    def __init__(self, message: str, returncode: int = 1, command: Sequence[str] = (), stderr: str = "") -> None:
+    def __init__(self, message: str, returncode: int = 1, command: Sequence[str] = (), stderr: str = "",
+                 stdout: str = "") -> None:
         super().__init__(message)
         self.returncode = returncode
         self.command = list(command)
         self.stderr = stderr
+        self.stdout = stdout
 
 
 class KforgeUsageError(KforgeError, ValueError):
@@ -158,7 +160,7 @@ def run(args: Sequence[str], *, json_out: bool = False, progress: Optional[str] 
     stderr = "\n".join(err_lines)
     if rc != 0:
         cls = KforgeUsageError if rc == 2 else KforgeError
-        raise cls(_error_line(stderr), rc, cmd, stderr)
+        raise cls(_error_line(stderr), rc, cmd, stderr, stdout)
     if not json_out:
         return stdout
     try:

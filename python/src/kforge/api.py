@@ -114,12 +114,14 @@ def search(family: str, shape: Any = None, suite: Optional[str] = None, *, strat
 
 
 def check(family: str, shape: Any = None, suite: Optional[str] = None, *, arch: Any = "sm_90",
-          sample: Optional[int] = None, spec_dir: Any = None, cache_dir: Any = None) -> list[dict[str, Any]]:
+          sample: Optional[int] = None, allow_failed: bool = False, spec_dir: Any = None,
+          cache_dir: Any = None) -> list[dict[str, Any]]:
     """NVRTC-compiles the family's valid configs (``kforge check --json``; no GPU needed).
 
     Returns one record per (specialization, arch): counts (``valid_configs``, ``checked``,
-    ``compiled_ok``, ``failed``), registers, the distinct errors. A compile failure raises
-    KforgeError instead (its message says how many configs failed)."""
+    ``compiled_ok``, ``failed``), registers, the distinct errors. A config that fails to compile
+    raises KforgeError (its message says how many failed), unless ``allow_failed``: then the rows
+    come back with their ``failed`` counts and ``errors`` (Kernel Tuner skips such configs)."""
     archs = [arch] if isinstance(arch, str) else list(arch)
     args = [*global_args(None, spec_dir_for(family, spec_dir), cache_dir), "check", "--family", family,
             *selection_args(shape, suite)]
@@ -127,7 +129,13 @@ def check(family: str, shape: Any = None, suite: Optional[str] = None, *, arch: 
         args += ["--arch", a]
     if sample is not None:
         args += ["--sample", str(sample)]
-    rows = run([*args, "--json"], json_out=True, progress=f"check {family}")
+    try:
+        rows = run([*args, "--json"], json_out=True, progress=f"check {family}")
+    except KforgeError as e:
+        # Only the configs failed (not the reference, not the spec's expressions): the rows stand.
+        if not (allow_failed and re.fullmatch(r"\d+ config\(s\) of \S+ failed to compile", str(e)) and e.stdout):
+            raise
+        rows = json.loads(e.stdout)
     return [flatten(r, family) for r in rows] if isinstance(rows, list) else rows
 
 

@@ -311,7 +311,8 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any, argumen
     ``results``: Kernel Tuner's records (each parameter, ``time`` in ms, ``times``), from the store;
     ``env``: the family's name and folder, the shape, the campaign and the store, so that
     ``kforge.best(env["family"])`` and ``kforge.load(env["family"])`` find them. kforge-only
-    keywords: ``check`` (compile every valid config for ``arch`` instead of searching; no GPU),
+    keywords: ``check`` (compile every valid config for ``arch`` instead of searching, no GPU; the
+    rows count the configs that fail to compile, which a search would skip, as Kernel Tuner does),
     ``outputs`` (which arrays the kernel writes, by index or name), ``family`` (a name instead of
     the hashed one), ``db``, ``families_dir``, ``search_args`` (more ``kforge search`` options)."""
     for k in kt_only:
@@ -330,7 +331,7 @@ def tune_kernel(kernel_name: str, kernel_source: Any, problem_size: Any, argumen
     env: dict[str, Any] = {"family": fam.name, "spec_dir": str(fam.folder), "shape": fam.shape,
                            "db": os.fspath(db) if db is not None else "results.db"}
     if check:
-        rows = api.check(fam.name, fam.shape, arch=arch, spec_dir=fam.folder)
+        rows = api.check(fam.name, fam.shape, arch=arch, allow_failed=True, spec_dir=fam.folder)
         env["mode"] = "check"
         return rows, env
     opts = dict(strategy_options or {})
