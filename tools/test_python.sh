@@ -7,6 +7,7 @@
 # Skips, saying why, where python3 cannot make a virtual environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$PWD"
 BUILD_DIR="${BUILD_DIR:-build}"
 venv="${KFORGE_PY_VENV:-$PWD/.ci-pyvenv}"
 if [[ ! -x "$BUILD_DIR/kforge" ]]; then
@@ -27,5 +28,6 @@ trap 'rm -rf "$home"' EXIT
 cd python
 # The installed package (not python/src) and the installed binary (not the build tree's).
 env -u KFORGE_EXECUTABLE KFORGE_HOME="$home" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
-env -u KFORGE_EXECUTABLE KFORGE_HOME="$home" "$venv/bin/python" ../docs/python_example.py
+# From a scratch folder: the example's store and cubin cache are the CLI's defaults, ./results.db and ./.kforge-cache.
+(cd "$home" && env -u KFORGE_EXECUTABLE KFORGE_HOME="$home" "$venv/bin/python" "$repo/docs/python_example.py")
 echo "tools/test_python.sh: $(( $(date +%s) - start )) s in all" >&2

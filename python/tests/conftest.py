@@ -40,6 +40,8 @@ def gpu() -> None:
 
 @pytest.fixture()
 def home(tmp_path, monkeypatch) -> Path:
-    """Generated families and torch builds in a scratch folder, not ~/.cache."""
+    """Generated families and torch builds in a scratch folder, not ~/.cache; run from there too,
+    so the default store (./results.db) and cubin cache (./.kforge-cache) land there."""
     monkeypatch.setenv("KFORGE_HOME", str(tmp_path / "kforge-home"))
+    monkeypatch.chdir(tmp_path)
     return tmp_path
