@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's GPU checks (python/tests/test_gpu.py and docs/python_example.py to its
 # end), on a machine with a CUDA device, torch, and no package index: builds the kforge binary
-# (no tests), installs the package over it into a virtual environment that sees the system's
-# packages (torch, numpy, pandas, pytest, scikit-build-core), and runs them.
+# (no tests) and installs the package over it into $PYTHON's environment (default python3: on the
+# GPU machines, the virtual environment that holds torch, numpy, pandas, pytest and
+# scikit-build-core; a venv made from it would not see them), then runs them.
 #   KT_WHEELS=dir    wheels of kernel_tuner and those of its dependencies the machine lacks,
 #                    installed offline: the checks then compare with Kernel Tuner's brute force
 #                    (without it, with a second brute force by kforge)
@@ -11,19 +12,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 BUILD_DIR="${BUILD_DIR:-build-gpu}"
-venv="${KFORGE_PY_VENV:-/tmp/kforge-gpu-venv}"
+py="${PYTHON:-python3}"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DKFORGE_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)" --target kforge >/dev/null
-python3 -m venv --clear --system-site-packages "$venv"
-"$venv/bin/pip" install -q --no-index --no-build-isolation ./python \
+"$py" -m pip install -q --no-index --no-build-isolation ./python \
   -C cmake.define.KFORGE_PREBUILT="$(realpath "$BUILD_DIR/kforge")"
 if [[ -n "${KT_WHEELS:-}" ]]; then
-  "$venv/bin/pip" install -q --no-index --find-links "$KT_WHEELS" kernel_tuner ||
-    "$venv/bin/pip" install -q --no-index --no-deps "$KT_WHEELS"/*.whl
+  "$py" -m pip install -q --no-index --find-links "$KT_WHEELS" kernel_tuner ||
+    "$py" -m pip install -q --no-index --no-deps "$KT_WHEELS"/*.whl
 fi
 home="$(mktemp -d)"
 export KFORGE_HOME="$home/home"
 unset KFORGE_EXECUTABLE
-(cd python && "$venv/bin/python" -m pytest -v -rs -p no:cacheprovider tests)
+status=0
+(cd python && "$py" -m pytest -v -rs -p no:cacheprovider tests) || status=1
 # The example's store and torch build in a scratch folder (its default store is ./results.db).
-(cd "$home" && "$venv/bin/python" "$repo/docs/python_example.py")
+(cd "$home" && "$py" "$repo/docs/python_example.py") || status=1
+exit $status
