@@ -8,6 +8,8 @@
 #                    installed offline: the checks then compare with Kernel Tuner's brute force
 #                    (without it, with a second brute force by kforge)
 #   KT_EXAMPLES=dir  Kernel Tuner's examples/cuda (matmul.cu; without it the matmul check skips)
+#   EXAMPLE=0        skip the worked example
+# Arguments go to pytest (e.g. -k kernel_tuner): a whole run can outlast one 10-minute command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -25,7 +27,9 @@ home="$(mktemp -d)"
 export KFORGE_HOME="$home/home"
 unset KFORGE_EXECUTABLE
 status=0
-(cd python && "$py" -m pytest -v -rs -p no:cacheprovider tests) || status=1
+(cd python && "$py" -m pytest -v -rs -p no:cacheprovider tests "$@") || status=1
 # The example's store and torch build in a scratch folder (its default store is ./results.db).
-(cd "$home" && "$py" "$repo/docs/python_example.py") || status=1
+if [[ "${EXAMPLE:-1}" != 0 ]]; then
+  (cd "$home" && "$py" "$repo/docs/python_example.py") || status=1
+fi
 exit $status
