@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -154,6 +156,21 @@ void fill_chunk(DType d, unsigned char* out, size_t begin, size_t end, double lo
 }
 
 }  // namespace
+
+std::vector<unsigned char> read_raw_file(const std::string& path, DType d, size_t count) {
+  const size_t want = count * dtype_size(d);
+  std::error_code ec;
+  const auto have = std::filesystem::file_size(path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot read: " + ec.message());
+  if (have != want)
+    throw std::runtime_error(path + ": " + std::to_string(have) + " bytes, expected " + std::to_string(want) + " (" +
+                             std::to_string(count) + " " + to_string(d) + " elements)");
+  std::vector<unsigned char> out(want);
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(want)))
+    throw std::runtime_error(path + ": cannot read " + std::to_string(want) + " bytes");
+  return out;
+}
 
 std::vector<unsigned char> random_fill(DType d, size_t count, double lo, double hi, double scale,
                                        uint64_t seed, const std::string& name) {

@@ -25,6 +25,11 @@ float bf16_to_f32(uint16_t h);
 std::vector<unsigned char> random_fill(DType d, size_t count, double lo, double hi, double scale,
                                        uint64_t seed, const std::string& name);
 
+// A raw data file (`init.file`, `expected` in a spec): exactly `count` elements of `d` in the
+// device layout (little-endian, as numpy's tofile writes them). Throws std::runtime_error naming
+// the file when it cannot be read or its size is not count * dtype_size(d) bytes.
+std::vector<unsigned char> read_raw_file(const std::string& path, DType d, size_t count);
+
 // Device-layout bytes -> floats.
 std::vector<float> to_floats(DType d, const void* bytes, size_t count);
 

@@ -52,6 +52,10 @@ enum class BufferRole { Input, Output, Scratch };
 struct InitSpec {
   double lo = -1.0;  // uniform in [lo, hi), times the gate case's input_scale
   double hi = 1.0;
+  // Or the contents of a raw file (exactly count elements in the buffer's dtype, little-endian):
+  // an input's values, an output's contents before every launch (instead of NaN). Absolute,
+  // resolved against the spec's folder; empty: the uniform range above.
+  std::filesystem::path file;
 };
 
 struct BufferSpec {
@@ -60,6 +64,11 @@ struct BufferSpec {
   Expr count;  // elements
   BufferRole role = BufferRole::Input;
   InitSpec init;
+  // Outputs only. `expected`: the values to compare with come from this raw file instead of the
+  // reference kernel (user-supplied answers, as Kernel Tuner's `answer`). `compare` false: the
+  // output is never compared (a buffer the kernel may write that nobody checks).
+  std::filesystem::path expected;
+  bool compare = true;
 };
 
 struct ArgSpec {

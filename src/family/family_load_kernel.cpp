@@ -62,7 +62,7 @@ void FamilyLoader::load_buffers(const Json& buffers) {
 
 BufferSpec FamilyLoader::load_buffer(const Json& b, const std::string& ptr) {
   object(b, ptr);
-  check_keys(b, ptr, {"name", "dtype", "count", "role", "init"});
+  check_keys(b, ptr, {"name", "dtype", "count", "role", "init", "expected", "compare"});
   BufferSpec buf;
   buf.name = identifier(required(b, ptr, "name"), ptr + "/name", "buffer name");
   if (f_.buffer(buf.name)) fail(ptr + "/name", "buffer '" + buf.name + "' is defined twice");
@@ -84,12 +84,30 @@ BufferSpec FamilyLoader::load_buffer(const Json& b, const std::string& ptr) {
   else if (role == "scratch") buf.role = BufferRole::Scratch;
   else fail(ptr + "/role", "role must be \"input\", \"output\" or \"scratch\", got '" + role + "'");
   if (b.contains("init")) {
-    if (buf.role != BufferRole::Input) fail(ptr + "/init", "only input buffers take an init range");
     const Json& init = object(b["init"], ptr + "/init");
-    check_keys(init, ptr + "/init", {"lo", "hi"});
-    if (init.contains("lo")) buf.init.lo = number(init["lo"], ptr + "/init/lo");
-    if (init.contains("hi")) buf.init.hi = number(init["hi"], ptr + "/init/hi");
-    if (!(buf.init.lo < buf.init.hi)) fail(ptr + "/init", "lo must be less than hi");
+    check_keys(init, ptr + "/init", {"lo", "hi", "file"});
+    if (init.contains("file")) {
+      if (init.contains("lo") || init.contains("hi")) fail(ptr + "/init", "either a file or a range (lo, hi), not both");
+      if (buf.role == BufferRole::Scratch) fail(ptr + "/init", "scratch buffers are zero-filled; they take no init");
+      buf.init.file = data_path(init, ptr + "/init", "file");
+    } else {
+      if (buf.role != BufferRole::Input) fail(ptr + "/init", "only input buffers take an init range");
+      if (init.contains("lo")) buf.init.lo = number(init["lo"], ptr + "/init/lo");
+      if (init.contains("hi")) buf.init.hi = number(init["hi"], ptr + "/init/hi");
+      if (!(buf.init.lo < buf.init.hi)) fail(ptr + "/init", "lo must be less than hi");
+    }
+  }
+  if (b.contains("expected") || b.contains("compare")) {
+    if (buf.role != BufferRole::Output)
+      fail(ptr + (b.contains("expected") ? "/expected" : "/compare"), "only output buffers take \"expected\" or \"compare\"");
+    if (b.contains("compare")) {
+      if (!b["compare"].is_boolean()) fail(ptr + "/compare", "expected true or false");
+      buf.compare = b["compare"].get<bool>();
+    }
+    if (b.contains("expected")) {
+      if (!buf.compare) fail(ptr + "/expected", "an output with \"compare\": false has nothing to compare with");
+      buf.expected = data_path(b, ptr, "expected");
+    }
   }
   return buf;
 }
@@ -185,6 +203,15 @@ std::filesystem::path FamilyLoader::template_path(const Json& obj, const std::st
   for (const auto& dir : f_.include_dirs) roots.push_back(real_path(dir));
   if (!inside_roots(p, roots))
     fail(ptr + "/template", "template " + outside_roots_text(p, roots));
+  return p;
+}
+
+// A raw data file (init.file, expected) lies where templates may lie: the spec cannot make the
+// gate read any other file.
+std::filesystem::path FamilyLoader::data_path(const Json& obj, const std::string& ptr, const char* key) const {
+  const std::filesystem::path p = existing_file(obj[key], ptr + "/" + key);
+  const std::vector<std::filesystem::path> roots = template_roots(f_.spec_path);
+  if (!inside_roots(p, roots)) fail(ptr + "/" + key, "data file " + outside_roots_text(p, roots));
   return p;
 }
 

@@ -46,6 +46,7 @@ class FamilyLoader : public SpecReader {
   std::vector<ArgSpec> load_args(const Json& args, const std::string& ptr, const Names& known) const;
   LaunchSpec load_launch(const Json& launch, const std::string& ptr, const Names& known) const;
   std::filesystem::path template_path(const Json& obj, const std::string& ptr) const;
+  std::filesystem::path data_path(const Json& obj, const std::string& ptr, const char* key) const;
   std::string entry_name(const Json& obj, const std::string& ptr) const;
   void load_reference(const Json& ref);
   void load_tolerance(const Json& tol);
