@@ -16,20 +16,12 @@ Usage: tools/kt_stats.py FILE.json [FILE.json ...] [--strategy "kforge evo"] [--
 import argparse
 import json
 import math
+import os
 import random
+import sys
 
-
-def quantile(values, q):
-    """Linear-interpolated quantile, +inf-aware (kforge's replay::quantile)."""
-    v = sorted(values)
-    pos = q * (len(v) - 1)
-    lo = int(math.floor(pos))
-    frac = pos - lo
-    if frac == 0 or lo + 1 >= len(v):
-        return v[lo]
-    if math.isinf(v[lo + 1]):
-        return v[lo + 1]
-    return v[lo] + frac * (v[lo + 1] - v[lo])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kt_compare import quantile  # noqa: E402  (the runner's quantile: the figures of both tools agree)
 
 
 def median_interval(counts, resamples, rng):

@@ -11,6 +11,17 @@
 
 namespace kf::trials {
 
+// A space of n parameters P0..P(n-1), each with the values 0..k-1, no constraints.
+inline SearchSpace grid(size_t n, int64_t k) {
+  std::vector<ParamSpec> params;
+  for (size_t i = 0; i < n; ++i) {
+    ParamSpec p{std::string(1, 'P') + std::to_string(i), {}};
+    for (int64_t v = 0; v < k; ++v) p.values.push_back(v);
+    params.push_back(p);
+  }
+  return SearchSpace(params, nullptr);
+}
+
 // Mean over seeds 1..seeds of the evaluations `strategy` (with `options`) asks, one at a time,
 // until `objective` (of the config's value indices) is at most `optimum`; a run that has not
 // got there after `cap` evaluations counts cap + 1.

@@ -17,15 +17,7 @@ namespace {
 
 using Idx = std::vector<int>;
 
-SearchSpace grid(size_t n, int64_t k) {
-  std::vector<ParamSpec> params;
-  for (size_t i = 0; i < n; ++i) {
-    ParamSpec p{std::string(1, 'P') + std::to_string(i), {}};
-    for (int64_t v = 0; v < k; ++v) p.values.push_back(v);
-    params.push_back(p);
-  }
-  return SearchSpace(params, nullptr);
-}
+using kf::trials::grid;
 
 // The convolution spaces' trap, small: P2..P4 a smooth bowl (best at index 5), times a table
 // over the pair (P0, P1) whose best entry (2, 6) is isolated: every other entry of its row or

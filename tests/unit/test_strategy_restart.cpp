@@ -19,15 +19,7 @@ namespace {
 
 using Idx = std::vector<int>;
 
-SearchSpace grid(size_t n, int64_t k) {
-  std::vector<ParamSpec> params;
-  for (size_t i = 0; i < n; ++i) {
-    ParamSpec p{std::string(1, 'P') + std::to_string(i), {}};
-    for (int64_t v = 0; v < k; ++v) p.values.push_back(v);
-    params.push_back(p);
-  }
-  return SearchSpace(params, nullptr);
-}
+using kf::trials::grid;
 
 // The proposals of one ask-one-tell-one run of `evals` evaluations.
 template <class Objective>
