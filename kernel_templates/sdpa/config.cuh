@@ -154,7 +154,7 @@ constexpr int KS = KF_KV_SPLITS;
 #ifndef KF_PACK_GQA
 #define KF_PACK_GQA 0
 #endif
-constexpr bool PACK = KF_PACK_GQA != 0;
+constexpr bool GQA_PACK = KF_PACK_GQA != 0;  // (PACK is softmax's name for P_EARLY)
 #ifndef KF_KV_MCAST
 #define KF_KV_MCAST 1
 #endif
@@ -305,7 +305,7 @@ static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && 
               "PIPE_QK needs STAGES >= 3 (2 with WS), KV_WAIT=joint on cp.async, WARPS_N=1");
 static_assert(KS == 1 || KS == 2 || KS == 4 || KS == 8 || KS == 16, "KV_SPLITS is 1, 2, 4, 8 or 16");
 static_assert(KS <= 4 || !KF_MERGE_IN_CLUSTER, "KV_SPLITS 8 and 16 merge through global scratch (KV_MERGE=gmem)");
-static_assert(!PACK || !PERSIST, "PACK_GQA needs PERSIST=0");
+static_assert(!GQA_PACK || !PERSIST, "PACK_GQA needs PERSIST=0");
 static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
               "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
 static_assert(!PERSIST || WS, "PERSIST needs WS=1");

@@ -67,16 +67,16 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   const int off = Skv - S;                     // the causal diagonal's offset (bottom-right aligned)
   const int G = H / Hkv;                       // query heads per K/V head
   // The block's view of Q and O: heads of qrows rows. PACK_GQA: the G heads of K/V head h, G * S rows in a row.
-  const int qheads = PACK ? Hkv : H, qrows = PACK ? G * S : S;
+  const int qheads = GQA_PACK ? Hkv : H, qrows = GQA_PACK ? G * S : S;
   const int bh = b * qheads + h;               // Q's and O's head (PACK_GQA: its group of G)
-  const int kvh = PACK ? b * Hkv + h : b * Hkv + h / G;
+  const int kvh = GQA_PACK ? b * Hkv + h : b * Hkv + h / G;
   const size_t qhead = (size_t)bh * (size_t)qrows * HD, kvhead = (size_t)kvh * (size_t)Skv * HD;
   const elem_t* Qh = Q + qhead;
   const elem_t* Kh = K + kvhead;
   const elem_t* Vh = V + kvhead;
   elem_t* Oh = O + qhead;
   // (PACK_GQA: a block's rows come from every query row of a head: its keys, all of them, are masked per row)
-  blk.slice_keys(Skv, PACK ? Skv : off);
+  blk.slice_keys(Skv, GQA_PACK ? Skv : off);
   const int t0 = blk.t0, ntiles = blk.ntiles;
   const float sl2 = scale * KF_LOG2E;
 
@@ -133,7 +133,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   path.q_off = off;
   if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, bh, qrows, tid);
   KF_STAMP(21);
-  const int first_mask = PACK ? kf::first_masked_tile<BN, CAUSAL>(off, Skv) : blk.first_masked_tile(Skv, off);
+  const int first_mask = GQA_PACK ? kf::first_masked_tile<BN, CAUSAL>(off, Skv) : blk.first_masked_tile(Skv, off);
 
   request_first_tiles(pipe, ring_bars, sK, sV, t0, ntiles, kvh, tid, tmK, tmV);
   KF_STAMP(18);  // Q and the first K/V tiles requested
@@ -142,7 +142,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   path.q_to_regs(sQ);
   KF_STAMP(1);
 
-  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, PACK ? m0 : m0 + off, Skv, sl2, tid, KF_STAMPS_PTR};
+  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, GQA_PACK ? m0 : m0 + off, Skv, sl2, tid, KF_STAMPS_PTR};
   if constexpr (WN_RANGE)
     key_range_loop(path, pipe, loop, g, gtid, range.per);
   else if constexpr (KF_PIPE_QK == 2)
