@@ -2,7 +2,7 @@
 // for every thread; its producer warpgroup, which only issues TMA loads, gives registers back and its
 // consumer warpgroups, which hold the MMA accumulators, take them. Every thread of a warpgroup executes
 // the same setmaxnreg; N is a multiple of 8 in [24, 256], and the CTA's new total must fit the registers
-// it was launched with. (sdpa/producer.cuh has the same two helpers for the attention family.)
+// it was launched with. Used by gemm's and attention's warp-specialised paths.
 #pragma once
 
 namespace kf {

@@ -50,6 +50,12 @@
 //   KF_KV_SPLITS  (mma path) CTAs per query block, each over a contiguous slice of the key tiles; each
 //                 writes unnormalised O and (m, l) to scratch, the last to finish (atomic counter,
 //                 reset to 0 by it) merges them and writes O. One launch.
+//                 KV_SPLITS 8 to 32 (a decode step's few query rows against a long KV cache: enough CTAs to
+//                 stream the cache at full bandwidth) merge through global scratch only.
+//   KF_PACK_GQA  1: a CTA's query rows are the G = H / Hkv query heads that share one K/V head, their rows one
+//                 after another (Q and O of those heads are contiguous: a [G * S] x D block), so each K/V tile
+//                 is loaded once for all of them (FA3's packed GQA); row r is query row r % S of its head, which
+//                 the causal mask reads. For few query rows (decode): G heads fill one BLOCK_M. Not with PERSIST.
 //   KF_KV_MERGE_GMEM | KF_KV_MERGE_CLUSTER | KF_KV_MERGE_PUSH  (KV_SPLITS > 1) merge through global scratch
 //                 + atomic counter, or (sm_90) the split CTAs form a thread-block cluster: cluster = each parks
 //                 its slice in its own smem, cluster barrier, CTA r merges the rows of warps w with
@@ -145,6 +151,10 @@ static_assert(!EXP2_PAIR || P_EARLY, "EXP2=pair produces P packed, so it needs P
 [[maybe_unused]] constexpr bool EXP2_POLY = false;
 #endif
 constexpr int KS = KF_KV_SPLITS;
+#ifndef KF_PACK_GQA
+#define KF_PACK_GQA 0
+#endif
+constexpr bool GQA_PACK = KF_PACK_GQA != 0;  // (PACK is softmax's name for P_EARLY)
 #ifndef KF_KV_MCAST
 #define KF_KV_MCAST 1
 #endif
@@ -293,7 +303,9 @@ static_assert(!WG_PP || (WGMMA && TMA_KV && NW == 8 && LOAD_AFTER_QK && STAGES >
 static_assert(KF_PIPE_QK != 2 || (WGMMA && TMA_KV && !EXP2_PAIR), "PIPE_QK=2 needs MMA=wgmma, KV_LOAD=tma, EXP2 != pair");
 static_assert(!PIPE_QK || (STAGES >= (WS ? 2 : 3) && (!SPLIT_WAIT || TMA_KV) && WN == 1),
               "PIPE_QK needs STAGES >= 3 (2 with WS), KV_WAIT=joint on cp.async, WARPS_N=1");
-static_assert(KS == 1 || KS == 2 || KS == 4, "KV_SPLITS is 1, 2 or 4");
+static_assert(KS == 1 || KS == 2 || KS == 4 || KS == 8 || KS == 16 || KS == 32, "KV_SPLITS is 1, 2, 4, 8, 16 or 32");
+static_assert(KS <= 4 || !KF_MERGE_IN_CLUSTER, "KV_SPLITS 8 to 32 merge through global scratch (KV_MERGE=gmem)");
+static_assert(!GQA_PACK || !PERSIST, "PACK_GQA needs PERSIST=0");
 static_assert(!WS || (KF_PIPE_QK == 2 && TMA_Q && SPLIT_WAIT && WN == 1 && KS == 1 && MC == 1 && (NW == 4 || NW == 8)),
               "WS=1 needs PIPE_QK=2, Q_LOAD=tma, KV_WAIT=split, WARPS_N 1, KV_SPLITS 1, KV_MCAST 1, WARPS 4 or 8");
 static_assert(!PERSIST || WS, "PERSIST needs WS=1");

@@ -52,7 +52,8 @@ struct Path : Gemm {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             const int col = n0 + n * 8 + 2 * t + (e & 1);
-            const int diag = diag0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;  // the row's last visible key
+            int diag = diag0 + warp * RPW + mt * 16 + g + (e >> 1) * 8;  // the row's last visible key
+            if constexpr (GQA_PACK) diag = diag % this->q_rows + this->q_off;  // (diag0: the packed row)
             bool masked = col >= S;
             if (CAUSAL) masked = masked || col > diag;
             if (masked) s[mt][n][e] = KF_NEG_INF;

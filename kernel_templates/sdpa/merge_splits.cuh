@@ -64,8 +64,12 @@ __device__ __forceinline__ void merge_splits_and_store(Path& path, const SplitSc
   if constexpr (KS > 1) {
     // publish this slice, count arrivals; the last CTA of the query block merges and stores
     const size_t blk = ((size_t)b * H + h) * nblk + mblk;
-    path.template save_partial<false>(sc.Opart + (blk * KS + split) * (BM * HD),
-                                      sc.MLpart + (blk * KS + split) * (BM * 8));
+    // a warp whose rows all lie past the last query row (a decode step's few packed rows in a 64-row
+    // block) neither writes nor reads a partial: most of the scratch traffic would be for dead rows
+    const bool live = m0 + warp * RPW < S;
+    if (live)
+      path.template save_partial<false>(sc.Opart + (blk * KS + split) * (BM * HD),
+                                        sc.MLpart + (blk * KS + split) * (BM * 8));
     __threadfence();
     __syncthreads();  // also: every warp is done with the K/V ring, reused below for the flag
     volatile int* flag = reinterpret_cast<volatile int*>(sK);
@@ -76,7 +80,7 @@ __device__ __forceinline__ void merge_splits_and_store(Path& path, const SplitSc
       *flag = last;
     }
     __syncthreads();
-    if (!*flag) return;
+    if (!*flag || !live) return;
     __threadfence();
     const float2* o2 = reinterpret_cast<const float2*>(sc.Opart + blk * KS * (BM * HD));
     const float2* m2 = reinterpret_cast<const float2*>(sc.MLpart + blk * KS * (BM * 8));

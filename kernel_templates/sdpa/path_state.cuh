@@ -13,6 +13,7 @@ struct PathState {
   unsigned qf[Q_REGS ? MT : 1][Q_REGS ? HD / 16 : 1][4];
   int warp, lane, wn;  // warp = row group (0..WM-1), wn = key group (0..WN-1)
   KvPipe* pipe = nullptr;  // KV_LOAD=tma: the ring P V waits on for V (KV_WAIT=split)
+  int q_rows = 1, q_off = 0;  // PACK_GQA: query rows per head (S) and the causal offset (Skv - S)
 
   static constexpr int kNTN = NTN;
   using PPacked = unsigned[P_EARLY ? MT : 1][P_EARLY ? NTN : 1][2];  // P as 16-bit pairs (P_EARLY)

@@ -6,20 +6,8 @@
 // instruction stream. The caller has published every mbarrier (a CTA barrier) before this runs; no CTA
 // barrier follows it.
 #pragma once
+#include "common/warpgroup_sm90.cuh"
 #include "sdpa/pipeline.cuh"
-
-namespace kf {
-// setmaxnreg: this warpgroup's per-thread register budget moves down (frees registers for others) or up
-// (waits until they are free). Every thread of the warpgroup executes it; N is a multiple of 8 in [24, 256].
-template <int N>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-template <int N>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-}  // namespace kf
 
 // The producer warpgroup's whole program: Q, then tiles 0 .. ntiles - 1 of this thread's pipeline.
 __device__ __forceinline__ void produce(KvPipe& pipe, elem_t* sQ, const kf::TmaDesc& tmQ, unsigned q_mbar, int m0,

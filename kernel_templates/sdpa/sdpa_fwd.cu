@@ -28,6 +28,7 @@
 //   (D, S, B*H) for Q, box
 //   (64, BLOCK_N / KV_MCAST, 1) for K and V, (64, BLOCK_M, 1) for Q, 128-byte swizzle.
 // Launch: grid (ceil(S / BLOCK_M) rounded up to KV_MCAST, times KV_SPLITS, H, B), block 32 * WARPS (+ 128: WS),
+//   PACK_GQA: grid (ceil(H / Hkv * S / BLOCK_M) ..., Hkv, B), the Q and O maps (D, H / Hkv * S, B * Hkv),
 //   PERSIST: grid (min(SMs, work tiles), 1, 1),
 //   dynamic smem = spec's smem_bytes. Query blocks past S (the rounding) only help their cluster load.
 #include "sdpa/config.cuh"
@@ -61,17 +62,21 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   KF_STAMPS_BEGIN(tid);
   kf::AttnBlock<BM, BN, KS, CAUSAL, MC> blk;  // query block m0.., key tiles [t0, t0 + ntiles)
   blk.init();
-  const int h = blockIdx.y, b = blockIdx.z;
+  const int h = blockIdx.y, b = blockIdx.z;  // h: the query head (PACK_GQA: the K/V head)
   const int m0 = blk.m0;
   const int off = Skv - S;                     // the causal diagonal's offset (bottom-right aligned)
-  const int bh = b * H + h;                    // Q's and O's head
-  const int kvh = b * Hkv + h / (H / Hkv);     // K's and V's: H / Hkv query heads share one
-  const size_t qhead = (size_t)bh * (size_t)S * HD, kvhead = (size_t)kvh * (size_t)Skv * HD;
+  const int G = H / Hkv;                       // query heads per K/V head
+  // The block's view of Q and O: heads of qrows rows. PACK_GQA: the G heads of K/V head h, G * S rows in a row.
+  const int qheads = GQA_PACK ? Hkv : H, qrows = GQA_PACK ? G * S : S;
+  const int bh = b * qheads + h;               // Q's and O's head (PACK_GQA: its group of G)
+  const int kvh = GQA_PACK ? b * Hkv + h : b * Hkv + h / G;
+  const size_t qhead = (size_t)bh * (size_t)qrows * HD, kvhead = (size_t)kvh * (size_t)Skv * HD;
   const elem_t* Qh = Q + qhead;
   const elem_t* Kh = K + kvhead;
   const elem_t* Vh = V + kvhead;
   elem_t* Oh = O + qhead;
-  blk.slice_keys(Skv, off);
+  // (PACK_GQA: a block's rows come from every query row of a head: its keys, all of them, are masked per row)
+  blk.slice_keys(Skv, GQA_PACK ? Skv : off);
   const int t0 = blk.t0, ntiles = blk.ntiles;
   const float sl2 = scale * KF_LOG2E;
 
@@ -115,7 +120,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
       return;
     }
     if (tid >= NT) {
-      produce(pipe, sQ, tmQ, q_mbar, m0, bh, S, ntiles, tid);
+      produce(pipe, sQ, tmQ, q_mbar, m0, bh, qrows, ntiles, tid);
       return;  // (no CTA barrier follows)
     }
     consume_registers();
@@ -124,9 +129,11 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   Path path;
   path.init(warp, lane);
   if constexpr (TMA_KV) path.pipe = &pipe;
-  if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, bh, S, tid);
+  path.q_rows = S;
+  path.q_off = off;
+  if constexpr (!WS) load_q(sQ, Qh, tmQ, q_mbar, m0, bh, qrows, tid);
   KF_STAMP(21);
-  const int first_mask = blk.first_masked_tile(Skv, off);
+  const int first_mask = GQA_PACK ? kf::first_masked_tile<BN, CAUSAL>(off, Skv) : blk.first_masked_tile(Skv, off);
 
   request_first_tiles(pipe, ring_bars, sK, sV, t0, ntiles, kvh, tid, tmK, tmV);
   KF_STAMP(18);  // Q and the first K/V tiles requested
@@ -135,7 +142,7 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
   path.q_to_regs(sQ);
   KF_STAMP(1);
 
-  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, m0 + off, Skv, sl2, tid, KF_STAMPS_PTR};
+  const KeyLoop loop{sQ, gK, gV, gt0, gn, first_mask, GQA_PACK ? m0 : m0 + off, Skv, sl2, tid, KF_STAMPS_PTR};
   if constexpr (WN_RANGE)
     key_range_loop(path, pipe, loop, g, gtid, range.per);
   else if constexpr (KF_PIPE_QK == 2)
@@ -152,15 +159,15 @@ extern "C" __global__ void KF_CLUSTER_ATTR __launch_bounds__(NT_ALL, KF_MIN_BLOC
 #endif
   KF_STAMP(14);
 
-  if constexpr (WN > 1) merge_key_groups_and_store(path, sQ, sK, Oh, m0, S, tid);
+  if constexpr (WN > 1) merge_key_groups_and_store(path, sQ, sK, Oh, m0, qrows, tid);
 #if KF_STAMPS
   // one group's epilogue is its store: timed here, so that its span compares with the key groups' merge + store
-  if constexpr (WN == 1 && KS == 1) path.store(sQ, Oh, m0, S);
+  if constexpr (WN == 1 && KS == 1) path.store(sQ, Oh, m0, qrows);
   KF_STAMP(15);
-  diag_write_stamps(path, stamps, Oh, m0, S, tid);
+  diag_write_stamps(path, stamps, Oh, m0, qrows, tid);
   return;
 #endif
   if constexpr (WN == 1)
-    merge_splits_and_store(path, SplitScratch{Opart, MLpart, Cnt, tail}, sQ, sK, Oh, m0, S, tid, warp, b, H, h,
+    merge_splits_and_store(path, SplitScratch{Opart, MLpart, Cnt, tail}, sQ, sK, Oh, m0, qrows, tid, warp, b, qheads, h,
                            blk.nblk, blk.mblk, blk.split);
 }
