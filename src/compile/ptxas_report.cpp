@@ -1,4 +1,5 @@
 #include "compile/ptxas_report.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <regex>
@@ -15,12 +16,6 @@ int to_int(const std::string& s) {
   } catch (...) {
     return 0;
   }
-}
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
 // The lines of the block ptxas prints for one entry: from "Compiling entry function 'e'"

@@ -17,17 +17,17 @@ using nlohmann::json;
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument(what); }
+[[noreturn]] void bad_message(const std::string& what) { throw std::invalid_argument(what); }
 
 void expect_object(const json& j, const char* what) {
-  if (!j.is_object()) fail(std::string("expected a JSON object for ") + what + ", got " + j.type_name());
+  if (!j.is_object()) bad_message(std::string("expected a JSON object for ") + what + ", got " + j.type_name());
 }
 
 // Converts one field value, or throws invalid_argument naming the field.
 template <class T>
 T convert(const json& v, const char* name) {
   auto bad = [&](const char* want) {
-    fail(std::string("field '") + name + "': expected " + want + ", got " + v.type_name());
+    bad_message(std::string("field '") + name + "': expected " + want + ", got " + v.type_name());
   };
   if constexpr (std::is_same_v<T, bool>) {
     if (!v.is_boolean()) bad("boolean");
@@ -64,7 +64,7 @@ T convert(const json& v, const char* name) {
 template <class T>
 T required(const json& j, const char* name) {
   auto it = j.find(name);
-  if (it == j.end()) fail(std::string("missing field '") + name + "'");
+  if (it == j.end()) bad_message(std::string("missing field '") + name + "'");
   return convert<T>(*it, name);
 }
 
@@ -81,7 +81,7 @@ void check_type(const json& j, const char* type) {
   auto it = j.find("type");
   if (it == j.end()) return;
   if (!it->is_string() || it->get<std::string>() != type)
-    fail(std::string("field 'type': expected \"") + type + "\", got " + it->dump());
+    bad_message(std::string("field 'type': expected \"") + type + "\", got " + it->dump());
 }
 
 // Rethrows a nested reader's error with the location prefixed ("timing: field 'reps': ...").
@@ -97,7 +97,7 @@ auto nested(const std::string& where, F&& read) -> decltype(read()) {
 // A Config or Shape field (space/value.hpp's encoding), errors prefixed with its name.
 Assignment assignment_from(const json& j, const char* name) {
   auto it = j.find(name);
-  if (it == j.end()) fail(std::string("missing field '") + name + "'");
+  if (it == j.end()) bad_message(std::string("missing field '") + name + "'");
   return nested(std::string("field '") + name + "'", [&] { return assignment_from_json(*it); });
 }
 
@@ -168,8 +168,8 @@ S fields_from_json(const json& j, const char* what, Fields fields) {
 template <class Read>
 auto items_from_json(const json& j, Read read) -> std::vector<decltype(read(j))> {
   auto it = j.find("items");
-  if (it == j.end()) fail("missing field 'items'");
-  if (!it->is_array()) fail(std::string("field 'items': expected array, got ") + it->type_name());
+  if (it == j.end()) bad_message("missing field 'items'");
+  if (!it->is_array()) bad_message(std::string("field 'items': expected array, got ") + it->type_name());
   std::vector<decltype(read(j))> out;
   for (size_t i = 0; i < it->size(); ++i)
     out.push_back(nested("items[" + std::to_string(i) + "]", [&] { return read((*it)[i]); }));
@@ -330,9 +330,9 @@ TimeManyResult time_many_result_from_json(const json& j) {
   r.stop = round_stop_from_string(stop);
   if (auto it = j.find("round_us"); it != j.end()) {
     nested("field 'round_us'", [&] {
-      if (!it->is_array()) fail(std::string("expected array, got ") + it->type_name());
+      if (!it->is_array()) bad_message(std::string("expected array, got ") + it->type_name());
       for (const auto& per_item : *it) {
-        if (!per_item.is_array()) fail(std::string("expected arrays, got ") + per_item.type_name());
+        if (!per_item.is_array()) bad_message(std::string("expected arrays, got ") + per_item.type_name());
         std::vector<double> us;
         for (const auto& v : per_item) us.push_back(convert<double>(v, "round_us"));
         r.round_us.push_back(std::move(us));

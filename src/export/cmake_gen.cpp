@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "export/commands.hpp"
+#include "util/text.hpp"
 
 namespace kf::exporter {
 
@@ -43,11 +44,6 @@ std::string options_list(const KernelModel& m) {
   return out;
 }
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
-
 }  // namespace
 
 std::string generate_cmake(const std::string& target, const std::vector<KernelModel>& models,
@@ -60,7 +56,7 @@ std::string generate_cmake(const std::string& target, const std::vector<KernelMo
     << "#   target_link_libraries(app PRIVATE kforge::" << target << ")\n"
     << "# links the exported kernels and puts their headers on the include path. Each kernel is\n"
     << "# compiled for the target it was tuned for; the runners (runners/) are built with\n"
-    << "# -D" << upper(lib) << "_RUNNERS=ON.\n"
+    << "# -D" << to_upper(lib) << "_RUNNERS=ON.\n"
     << "cmake_minimum_required(VERSION 3.18)\n"
     << "if(NOT CMAKE_CUDA_COMPILER_LOADED)\n"
     << "  enable_language(CUDA)  # better: enable CUDA in the including project's project() call\n"
@@ -80,8 +76,8 @@ std::string generate_cmake(const std::string& target, const std::vector<KernelMo
   if (!dispatcher.empty())
     o << "set_source_files_properties(" << dispatcher << ".cu PROPERTIES COMPILE_OPTIONS \"" << options_list(models.front())
       << "\")\n";
-  o << "\noption(" << upper(lib) << "_RUNNERS \"Build the profiling runners in " << runners_subdir() << "/\" OFF)\n"
-    << "if(" << upper(lib) << "_RUNNERS)\n";
+  o << "\noption(" << to_upper(lib) << "_RUNNERS \"Build the profiling runners in " << runners_subdir() << "/\" OFF)\n"
+    << "if(" << to_upper(lib) << "_RUNNERS)\n";
   for (const auto& m : models) {
     const std::string src = std::string(runners_subdir()) + "/" + m.name + "_runner.cu";
     o << "  add_executable(" << m.name << "_runner " << src << ")\n"

@@ -15,16 +15,6 @@ std::string join(const std::vector<std::string>& flags) {
 }
 }  // namespace
 
-std::string shell_quote(const std::string& word) {
-  bool plain = !word.empty();
-  for (char c : word)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_@%+=:,./-", c));
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::vector<std::string> nvcc_flags(const std::vector<std::string>& nvrtc_options) {
   std::vector<std::string> out;
   for (size_t i = 0; i < nvrtc_options.size(); ++i) {

@@ -3,12 +3,9 @@
 #include <string>
 #include <vector>
 
-namespace kf::exporter {
+#include "util/shell_quote.hpp"  // every option, name and path of the manifest's command lines goes through it
 
-// word as one shell word: unchanged when it holds only characters no shell treats specially,
-// else in single quotes ("-DNAME='a b'" -> "'-DNAME='\''a b'\'''"). Every option, name and path the
-// manifest's command lines carry goes through it, so a spec's option cannot run a command.
-std::string shell_quote(const std::string& word);
+namespace kf::exporter {
 
 // nvcc flags equivalent to a variant's NVRTC options: options nvcc shares (-D, --std,
 // --use_fast_math, --maxrregcount, --ftz, ...) pass through; NVRTC-only ones and include

@@ -74,7 +74,6 @@ std::string generate_dispatch_header(const std::string& name, const std::vector<
 
 namespace {
 
-const std::string kParamPrefix = "kf_";
 
 std::string file_preamble(const std::string& name, const std::vector<KernelModel>& ks) {
   std::ostringstream o;

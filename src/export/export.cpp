@@ -18,6 +18,7 @@
 #include "export/torch_gen.hpp"
 #include "family/user_config.hpp"
 #include "util/hash.hpp"
+#include "util/text.hpp"
 
 namespace kf {
 
@@ -26,16 +27,6 @@ using namespace exporter;
 namespace {
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("export: " + what); }
-
-std::string first_line(const std::string& s) {
-  const size_t end = s.find('\n');
-  return end == std::string::npos ? s : s.substr(0, end);
-}
-
-std::string upper_case(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -328,7 +319,7 @@ ExportOutput export_kernels(const ExportInput& in) {
   const std::string target = export_target(in);
   dir.add("CMakeLists.txt", generate_cmake(target, models, dispatcher));
   man["cmake"] = {{"file", "CMakeLists.txt"}, {"target", "kforge::" + target}, {"library", "kforge_" + target},
-                  {"runners_option", "KFORGE_" + upper_case(target) + "_RUNNERS"}};
+                  {"runners_option", "KFORGE_" + to_upper(target) + "_RUNNERS"}};
   man["torch"] = in.torch ? write_torch_op(dir, target, models, dispatcher) : nlohmann::json();
   man["provenance"] = {{"kforge_version", KFORGE_VERSION}, {"database", in.db_path}, {"created_utc", utc_now()}};
   dir.add("manifest.json", man.dump(2) + "\n");

@@ -16,6 +16,10 @@ namespace kf::exporter {
 //                                  cudaErrorLaunchFailure
 constexpr int kPointerAlignment = 16;
 
+// Parameters of the extern "C" functions (launchers, dispatcher) are prefixed: the kernel source in the
+// same file may define macros with short names.
+inline const std::string kParamPrefix = "kf_";
+
 // The guarded typedefs kforge_f16 / kforge_bf16: __half / __nv_bfloat16 in C++, their 16-bit
 // patterns (uint16_t) in C, so a header's prototypes compile in both with the same ABI.
 std::string c_types_decl();

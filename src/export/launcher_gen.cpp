@@ -14,10 +14,6 @@ namespace kf::exporter {
 
 namespace {
 
-// Parameters of the extern "C" functions are prefixed: the kernel source in the same file may
-// define macros with short names.
-const std::string kParamPrefix = "kf_";
-
 std::string comment_text(const std::string& s) {
   std::string out = s;
   for (size_t p = out.find("*/"); p != std::string::npos; p = out.find("*/")) out.replace(p, 2, "* /");

@@ -17,12 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("export: " + what); }
+[[noreturn]] void refuse_write(const std::string& what) { throw std::runtime_error("export: " + what); }
 
 std::string error_text() { return std::strerror(errno); }
 
 [[noreturn]] void refuse_link(const fs::path& p) {
-  fail(p.string() + " is a symbolic link; export does not write through links (remove it, or choose another --out)");
+  refuse_write(p.string() + " is a symbolic link; export does not write through links (remove it, or choose another --out)");
 }
 
 // rel's parts. Each must be a plain name: the names are the exporter's own, and this keeps a bug
@@ -33,7 +33,7 @@ std::vector<std::string> parts_of(const std::string& rel) {
   for (std::string part; std::getline(in, part, '/');) parts.push_back(part);
   bool plain = !parts.empty() && rel.back() != '/';
   for (const auto& p : parts) plain = plain && !p.empty() && p != "." && p != "..";
-  if (!plain) fail("'" + rel + "' is not a relative path of plain names");
+  if (!plain) refuse_write("'" + rel + "' is not a relative path of plain names");
   return parts;
 }
 
@@ -51,7 +51,7 @@ Kind kind_at(const fs::path& p) {
   struct stat st {};
   if (::lstat(p.c_str(), &st) == 0) return kind_of(st);
   if (errno == ENOENT) return Kind::None;
-  fail("cannot inspect " + p.string() + ": " + error_text());
+  refuse_write("cannot inspect " + p.string() + ": " + error_text());
 }
 
 // "a/b/" -> "a/b", so walking up its parents meets each folder once.
@@ -78,11 +78,11 @@ class Commit {
     }
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
       if (::mkdir(it->c_str(), 0777) == 0) created_root_dirs_.push_back(*it);
-      else if (errno != EEXIST) fail("cannot create " + it->string() + ": " + error_text());
+      else if (errno != EEXIST) refuse_write("cannot create " + it->string() + ": " + error_text());
     }
     // --out itself may be a link to a folder: the user named it.
     const int fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) fail("cannot open " + root_.string() + ": " + error_text());
+    if (fd < 0) refuse_write("cannot open " + root_.string() + ": " + error_text());
     dirs_[""] = fd;
   }
 
@@ -99,10 +99,10 @@ class Commit {
       }
       const fs::path path = root_ / key.substr(1);
       if (::mkdirat(fd, parts[i].c_str(), 0777) == 0) created_dirs_.push_back({parent, parts[i]});
-      else if (errno != EEXIST) fail("cannot create " + path.string() + ": " + error_text());
+      else if (errno != EEXIST) refuse_write("cannot create " + path.string() + ": " + error_text());
       const int sub = ::openat(fd, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0 && errno == ELOOP) refuse_link(path);
-      if (sub < 0) fail("cannot open " + path.string() + " as a folder: " + error_text());
+      if (sub < 0) refuse_write("cannot open " + path.string() + " as a folder: " + error_text());
       dirs_[key] = sub;
       fd = sub;
     }
@@ -117,13 +117,13 @@ class Commit {
     struct stat st {};
     const Kind before = ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? kind_of(st) : Kind::None;
     if (before == Kind::Link) refuse_link(path);
-    if (before != Kind::None && before != Kind::File) fail(path.string() + " exists and is not a regular file");
+    if (before != Kind::None && before != Kind::File) refuse_write(path.string() + " exists and is not a regular file");
     std::string tmp;
     int fd = -1;
     for (int n = 0; fd < 0; ++n) {
       tmp = "." + name + ".kforge-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(n);
       fd = ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-      if (fd < 0 && (errno != EEXIST || n >= 100)) fail("cannot write " + path.string() + ": " + error_text());
+      if (fd < 0 && (errno != EEXIST || n >= 100)) refuse_write("cannot write " + path.string() + ": " + error_text());
     }
     pending_ = {folder_key_, tmp};
     for (size_t done = 0; done < content.size();) {
@@ -132,12 +132,12 @@ class Commit {
       if (n < 0) {
         const std::string why = error_text();
         ::close(fd);
-        fail("cannot write " + path.string() + ": " + why);
+        refuse_write("cannot write " + path.string() + ": " + why);
       }
       done += static_cast<size_t>(n);
     }
-    if (::close(fd) != 0) fail("cannot write " + path.string() + ": " + error_text());
-    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) fail("cannot write " + path.string() + ": " + error_text());
+    if (::close(fd) != 0) refuse_write("cannot write " + path.string() + ": " + error_text());
+    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) refuse_write("cannot write " + path.string() + ": " + error_text());
     pending_ = {};
     if (before == Kind::None) created_files_.push_back({folder_key_, name});
     return before == Kind::File;
@@ -178,7 +178,7 @@ void OutputDir::add_copy(const std::string& rel, const fs::path& source) {
   std::ifstream in(source, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (!in || !bytes) fail("cannot read " + source.string());
+  if (!in || !bytes) refuse_write("cannot read " + source.string());
   add(rel, bytes.str());
 }
 
@@ -187,9 +187,9 @@ OutputDir::Written OutputDir::commit() {
   // Refuse a link (or a file where a folder goes) before writing anything, so the common case
   // fails whole; write() checks again for what changes meanwhile.
   const Kind root_kind = kind_at(root);
-  if (root_kind == Kind::Link && !fs::exists(root)) fail(root.string() + " is a symbolic link to nothing");
+  if (root_kind == Kind::Link && !fs::exists(root)) refuse_write(root.string() + " is a symbolic link to nothing");
   if (root_kind != Kind::None) {
-    if (!fs::is_directory(root)) fail(root.string() + " exists and is not a folder");
+    if (!fs::is_directory(root)) refuse_write(root.string() + " exists and is not a folder");
     for (const Staged& s : staged_) {
       const std::vector<std::string> parts = parts_of(s.rel);
       fs::path path = root;
@@ -198,8 +198,8 @@ OutputDir::Written OutputDir::commit() {
         const Kind k = kind_at(path);
         if (k == Kind::Link) refuse_link(path);
         if (k == Kind::None) break;
-        if (i + 1 < parts.size() && k != Kind::Folder) fail(path.string() + " exists and is not a folder");
-        if (i + 1 == parts.size() && k != Kind::File) fail(path.string() + " exists and is not a regular file");
+        if (i + 1 < parts.size() && k != Kind::Folder) refuse_write(path.string() + " exists and is not a folder");
+        if (i + 1 == parts.size() && k != Kind::File) refuse_write(path.string() + " exists and is not a regular file");
       }
     }
   }

@@ -9,15 +9,11 @@
 
 #include "family/buffers.hpp"
 #include "family/tensor_map.hpp"
+#include "util/text.hpp"
 
 namespace kf {
 
 namespace {
-
-std::string first_line(std::string s) {
-  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
-  return s;
-}
 
 // Runs one step; its exception becomes "<what>: <message>".
 std::optional<std::string> attempt(const std::string& what, const std::function<void()>& step) {

@@ -10,13 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "family/checks.hpp"
+#include "util/text.hpp"  // is_identifier
 
 namespace kf::detail {
 
 // Ordered, because the order of params (enumeration) and derived (evaluation) matters.
 using Json = nlohmann::ordered_json;
 
-bool is_identifier(const std::string& s);
 // Categorical values become part of #define names (KF_MMA_WMMA), so they must be name-like.
 bool is_define_suffix(const std::string& s);
 // JSON pointers: ptr/key (escaped) and ptr/index.

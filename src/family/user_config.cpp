@@ -1,29 +1,11 @@
 #include "family/user_config.hpp"
+#include "util/text.hpp"
 
 #include <cctype>
 
 namespace kf {
 
 namespace {
-
-std::string upper(const std::string& s) {
-  std::string out;
-  for (char ch : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return out;
-}
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
-  for (char ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
-  return true;
-}
 
 }  // namespace
 
@@ -41,12 +23,12 @@ void check_defines(const Family& f, const Assignment& defines) {
   for (const auto& [name, value] : defines) {
     if (!is_identifier(name))
       throw SpecError("define '" + name + "' is not an identifier (letters, digits, '_')");
-    const std::string key = upper(name);
+    const std::string key = to_upper(name);
     for (const auto& p : f.params)
-      if (upper(p.name) == key)
+      if (to_upper(p.name) == key)
         throw SpecError("define '" + name + "' is a parameter of " + f.name + ": give it in --config");
     for (const auto& d : f.dims)
-      if (upper(d.name) == key) throw SpecError("define '" + name + "' is a dimension of " + f.name);
+      if (to_upper(d.name) == key) throw SpecError("define '" + name + "' is a dimension of " + f.name);
     if (const auto* s = std::get_if<std::string>(&value); s && !is_identifier(*s))
       throw SpecError("define '" + name + "': value '" + *s + "' is neither an integer nor an identifier");
   }

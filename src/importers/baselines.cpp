@@ -5,6 +5,7 @@
 #include <map>
 
 #include "util/json_text.hpp"
+#include "util/text.hpp"
 
 namespace kf {
 
@@ -41,13 +42,6 @@ const nlohmann::json& member(const nlohmann::json& j, const char* field) {
   auto it = j.find(field);
   if (it == j.end()) throw std::invalid_argument(std::string(field) + ": missing");
   return *it;
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
 }
 
 BaselineRecord parse_record(const nlohmann::json& j, std::map<std::string, Family>& families,

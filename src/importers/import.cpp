@@ -9,12 +9,12 @@ namespace kf {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
 // Kernel Tuner appends to its cache while tuning and closes it ("}\n}") at the end; an
 // interrupted run leaves it open, possibly with a trailing comma. Its own reader closes such
 // a file before parsing, and so does this.
-std::optional<json> parse_open_cache(std::string text) {
+std::optional<ojson> parse_open_cache(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   if (!text.empty() && text.back() == ',') text.pop_back();
   return parse_ordered(text + "}\n}");
@@ -31,13 +31,13 @@ RecordedSpace import_recorded(const std::filesystem::path& path) {
     throw ImportError(e.what());
   }
   if (std::string deep = json_nesting_problem(text); !deep.empty()) throw ImportError(where + "invalid JSON: " + deep);
-  std::optional<json> parsed = parse_ordered(text);
+  std::optional<ojson> parsed = parse_ordered(text);
   if (!parsed) {
     parsed = parse_open_cache(text);
     // The error of the file as it is: where the text stops being JSON.
     if (!parsed) throw ImportError(where + "invalid JSON: " + json_problem(text));
   }
-  const json& j = *parsed;
+  const ojson& j = *parsed;
   try {
     if (j.is_object() && j.contains("cache") && j.contains("tune_params"))
       return import_kernel_tuner_cache(j);

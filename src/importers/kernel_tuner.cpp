@@ -14,7 +14,7 @@ namespace kf {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
 // Kernel Tuner's stand-in for "no time" in some versions and derived tools.
 constexpr double kErrorValue = 1e20;
@@ -22,7 +22,7 @@ constexpr double kErrorValue = 1e20;
 // The entry's time in microseconds; nullopt for a failed entry (an error string, Kernel Tuner's error value).
 // Any other number must be a measurement: 0, a negative, a denormal or an infinity is refused, naming the
 // entry, rather than read as the fastest config of the space or as a failure it never reported.
-std::optional<double> time_us_of(const std::string& key, const json& entry) {
+std::optional<double> time_us_of(const std::string& key, const ojson& entry) {
   auto it = entry.find("time");
   if (it == entry.end() || !it->is_number()) return std::nullopt;  // an error string
   const double ms = it->get<double>();
@@ -36,7 +36,7 @@ std::optional<double> time_us_of(const std::string& key, const json& entry) {
 
 // Kernel Tuner marks a failed entry with an error string: "__error__" in current versions,
 // the time itself in older ones.
-std::string failure_of(const json& entry) {
+std::string failure_of(const ojson& entry) {
   for (const char* field : {"__error__", "time"})
     if (auto it = entry.find(field); it != entry.end() && it->is_string()) return it->get<std::string>();
   return "";
@@ -48,10 +48,10 @@ std::string failure_of(const json& entry) {
 // `spelled`: per parameter, its values by their spelling in a key; `index`: parameters by name.
 // (Look-ups, not searches: a cache of many entries and parameters stays linear.)
 using Spellings = std::vector<std::unordered_map<std::string, Value>>;
-Config entry_config(const std::string& key, const json& entry, const std::vector<ParamSpec>& params,
+Config entry_config(const std::string& key, const ojson& entry, const std::vector<ParamSpec>& params,
                     const Spellings& spelled, const std::unordered_map<std::string, size_t>& index) {
   Config c;
-  std::vector<const json*> own(params.size(), nullptr);  // the entry's own fields, per parameter
+  std::vector<const ojson*> own(params.size(), nullptr);  // the entry's own fields, per parameter
   for (const auto& [field, value] : entry.items())
     if (auto it = index.find(field); it != index.end()) own[it->second] = &value;
   std::vector<std::string> parts;
@@ -81,20 +81,20 @@ Config entry_config(const std::string& key, const json& entry, const std::vector
 }
 
 // A string field of the header (device_name, kernel_name), or `fallback` when absent.
-std::string header_string(const json& j, const char* field, const std::string& fallback) {
+std::string header_string(const ojson& j, const char* field, const std::string& fallback) {
   if (!j.contains(field)) return fallback;
   if (!j.at(field).is_string()) throw ImportError(std::string(field) + ": expected a string, got " + j.at(field).type_name());
   return j.at(field).get<std::string>();
 }
 
-RecordedSpace import_cache(const json& j, const std::string& name) {
+RecordedSpace import_cache(const ojson& j, const std::string& name) {
   if (!j.is_object() || !j.contains("tune_params") || !j.contains("cache"))
     throw ImportError("not a Kernel Tuner cache (needs tune_params and cache)");
-  const json& tp = j.at("tune_params");
+  const ojson& tp = j.at("tune_params");
   if (!tp.is_object()) throw ImportError("tune_params is not an object");
   std::vector<std::string> names;
   if (j.contains("tune_params_keys")) {
-    const json& keys = j.at("tune_params_keys");
+    const ojson& keys = j.at("tune_params_keys");
     if (!keys.is_array()) throw ImportError("tune_params_keys: expected a list of names, got " + std::string(keys.type_name()));
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!keys[i].is_string())
@@ -112,7 +112,7 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
     for (const auto& [k, v] : tp.items()) names.push_back(k);
   }
   if (names.empty()) throw ImportError("tune_params names no parameter");
-  std::unordered_map<std::string, const json*> domains;
+  std::unordered_map<std::string, const ojson*> domains;
   for (const auto& [k, v] : tp.items()) domains.emplace(k, &v);
   std::vector<ParamSpec> params;
   Spellings spelled;
@@ -133,7 +133,7 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
     }
     params.push_back(std::move(p));
   }
-  const json& cache = j.at("cache");
+  const ojson& cache = j.at("cache");
   if (!cache.is_object()) throw ImportError("cache is not an object");
   std::vector<RecordedPoint> points;
   points.reserve(cache.size());
@@ -158,7 +158,7 @@ RecordedSpace import_cache(const json& j, const std::string& name) {
 
 }  // namespace
 
-RecordedSpace import_kernel_tuner_cache(const json& j, const std::string& name) {
+RecordedSpace import_kernel_tuner_cache(const ojson& j, const std::string& name) {
   try {
     return import_cache(j, name);
   } catch (const nlohmann::json::exception& e) {

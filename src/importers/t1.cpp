@@ -7,6 +7,7 @@
 #include "importers/import.hpp"
 #include "space/expr.hpp"
 #include "util/json_text.hpp"
+#include "util/text.hpp"
 
 namespace kf {
 
@@ -101,7 +102,7 @@ std::string translate(const std::vector<std::string>& t) {
   return out;
 }
 
-ojson value_json(const Value& v) {
+ojson spec_value_json(const Value& v) {  // integral floats as ints, as a spec writes them
   if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
   if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
   const double d = std::get<double>(v);
@@ -141,12 +142,6 @@ std::vector<std::string> split_top(const std::string& s) {
   }
   if (out.back().find_first_not_of(" \t") == std::string::npos) out.pop_back();  // trailing comma
   return out;
-}
-
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\n"));
-  s.erase(s.find_last_not_of(" \t\n") + 1);
-  return s;
 }
 
 std::vector<Value> iterate(const std::string& text) {
@@ -227,7 +222,7 @@ std::string python_to_kforge_expr(const std::string& python) {
 
 ojson t1_values(const std::string& python) {
   ojson out = ojson::array();
-  for (const Value& v : iterate(python)) out.push_back(value_json(v));
+  for (const Value& v : iterate(python)) out.push_back(spec_value_json(v));
   return out;
 }
 

@@ -13,7 +13,7 @@ namespace kf {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
 double unit_to_us(const std::string& unit) {
   if (unit.empty() || unit == "ms") return 1e3;  // Kernel Tuner writes "" for its ms times
@@ -24,29 +24,29 @@ double unit_to_us(const std::string& unit) {
 }
 
 // A string field of an object, "" when absent; `where` names the object in the error.
-std::string text_field(const json& obj, const char* field, const std::string& where) {
+std::string text_field(const ojson& obj, const char* field, const std::string& where) {
   auto it = obj.find(field);
   if (it == obj.end()) return "";
   if (!it->is_string()) throw ImportError(where + "/" + field + ": expected a string, got " + it->type_name());
   return it->get<std::string>();
 }
 
-std::optional<double> time_us_of(const json& result, const std::string& where) {
+std::optional<double> time_us_of(const ojson& result, const std::string& where) {
   if (text_field(result, "invalidity", where) != "correct") return std::nullopt;
   auto m = result.find("measurements");
   if (m == result.end() || !m->is_array()) return std::nullopt;
   for (size_t i = 0; i < m->size(); ++i) {
-    const json& meas = (*m)[i];
+    const ojson& meas = (*m)[i];
     const std::string mwhere = where + "/measurements/" + std::to_string(i);
     if (!meas.is_object()) throw ImportError(mwhere + ": expected an object, got " + meas.type_name());
     if (text_field(meas, "name", mwhere) != "time") continue;
     if (!meas.contains("value")) throw ImportError(mwhere + ": the time has no value");
-    const json& v = meas.at("value");
+    const ojson& v = meas.at("value");
     double value = 0;
     if (v.is_number()) {
       value = v.get<double>();
     } else if (v.is_array() && !v.empty() &&
-               std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) {
+               std::all_of(v.begin(), v.end(), [](const ojson& x) { return x.is_number(); })) {
       for (const auto& x : v) value += x.get<double>();  // repeated runs: their mean
       value /= static_cast<double>(v.size());
     } else {
@@ -62,7 +62,7 @@ std::optional<double> time_us_of(const json& result, const std::string& where) {
   return std::nullopt;
 }
 
-RecordedSpace import_results(const json& j, const std::string& name) {
+RecordedSpace import_results(const ojson& j, const std::string& name) {
   if (!j.is_object() || !j.contains("results") || !j.at("results").is_array())
     throw ImportError("not a T4 results file (needs a results array)");
   std::vector<ParamSpec> params;
@@ -70,13 +70,13 @@ RecordedSpace import_results(const json& j, const std::string& name) {
   // Look-ups by name and by value, so that a file of many results and values stays linear.
   std::map<std::string, size_t> index;
   std::vector<std::set<Value>> seen;
-  const json& results = j.at("results");
+  const ojson& results = j.at("results");
   for (size_t i = 0; i < results.size(); ++i) {
-    const json& r = results[i];
+    const ojson& r = results[i];
     const std::string where = "results/" + std::to_string(i);
     if (!r.is_object()) throw ImportError(where + ": expected an object, got " + r.type_name());
     if (!r.contains("configuration")) throw ImportError(where + ": no configuration");
-    const json& conf = r.at("configuration");
+    const ojson& conf = r.at("configuration");
     if (!conf.is_object()) throw ImportError(where + "/configuration: expected an object, got " + conf.type_name());
     if (params.empty() && points.empty())
       for (const auto& [k, v] : conf.items()) {
@@ -111,7 +111,7 @@ RecordedSpace import_results(const json& j, const std::string& name) {
 
 }  // namespace
 
-RecordedSpace import_t4(const json& j, const std::string& name) {
+RecordedSpace import_t4(const ojson& j, const std::string& name) {
   try {
     return import_results(j, name);
   } catch (const nlohmann::json::exception& e) {

@@ -1,5 +1,6 @@
 // Values and assignments: canonical text, parsing and JSON conversion.
 #include "space/value.hpp"
+#include "util/text.hpp"
 
 #include <charconv>
 #include <limits>
@@ -11,13 +12,6 @@ namespace kf {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto is_space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; };
-  size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // An optional sign followed by decimal digits, fitting in int64.
 bool parse_int64(const std::string& s, int64_t& out) {

@@ -60,7 +60,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // libpq's messages end in a newline and may run over several lines: the first one says it.
-std::string first_line(const char* message) {
+std::string libpq_first_line(const char* message) {
   std::string s = message ? message : "";
   if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
@@ -206,7 +206,7 @@ class PgDb final : public Db {
         if (st == PGRES_COMMAND_OK) changes_ = std::atoi(PQcmdTuples(r));
         return r;
       }
-      const std::string why = first_line(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
+      const std::string why = libpq_first_line(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
       PQclear(r);
       if (PQstatus(conn_) != CONNECTION_BAD) throw StoreError(label() + ": " + why);
       if (in_tx_) {
@@ -236,7 +236,7 @@ class PgDb final : public Db {
     PQfinish(conn_);
     conn_ = PQconnectdb(url_.c_str());
     if (PQstatus(conn_) != CONNECTION_OK) {
-      why = first_line(PQerrorMessage(conn_));
+      why = libpq_first_line(PQerrorMessage(conn_));
       return false;
     }
     PQsetNoticeProcessor(conn_, ignore_notice, nullptr);

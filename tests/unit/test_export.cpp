@@ -843,14 +843,14 @@ TEST(ReportTool, WritesPageFromStore) {
 // Options and names were pasted into the manifest's shell lines unquoted: an option such as
 // -DX=$(touch /tmp/pwned) ran a command when the line was copied into a shell.
 TEST(ExportNames, ShellCommandsQuoteOptionsAndNames) {
-  EXPECT_EQ(exporter::shell_quote("--std=c++17"), "--std=c++17");
-  EXPECT_EQ(exporter::shell_quote("a b"), "'a b'");
-  EXPECT_EQ(exporter::shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(exporter::shell_quote(""), "''");
+  EXPECT_EQ(kf::shell_quote("--std=c++17"), "--std=c++17");
+  EXPECT_EQ(kf::shell_quote("a b"), "'a b'");
+  EXPECT_EQ(kf::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(kf::shell_quote(""), "''");
   const std::string cmd = exporter::object_command("k", "sm_90", {"-DX=$(touch /tmp/pwned)", "-DY=1;rm"});
   EXPECT_EQ(cmd, "nvcc -O3 -arch=sm_90 '-DX=$(touch /tmp/pwned)' '-DY=1;rm' -c k.cu");
   // Run through a shell, each flag stays one word and nothing is executed.
-  const std::string echo = "sh -c " + exporter::shell_quote("printf '%s\\n' " + cmd.substr(5));
+  const std::string echo = "sh -c " + kf::shell_quote("printf '%s\\n' " + cmd.substr(5));
   FILE* p = popen(echo.c_str(), "r");
   ASSERT_TRUE(p);
   std::string out;
