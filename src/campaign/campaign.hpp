@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/objective.hpp"
 #include "eval/protocol.hpp"
 #include "family/family.hpp"
 #include "store/store.hpp"
@@ -41,6 +42,9 @@ class RemoteEvaluations {
 struct CampaignOptions {
   std::string strategy = "evo";
   uint64_t seed = 1;
+  // What the search minimises: time, or (where the worker measures it through NVML) energy or energy x time.
+  // With energy or edp the finalists' side-by-side re-measure (a ranking by time) is skipped.
+  Objective objective = Objective::Time;
   Budget budget;
   TimingOptions timing;
   double eval_timeout_s = 60;  // watchdog per evaluation

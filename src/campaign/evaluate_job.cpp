@@ -144,7 +144,8 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   }
   out.status = rec.status;
   if (rec.status == Status::Ok && rec.timing) {
-    out.observation.time_us = rec.timing->median_us;
+    // (energy or edp not measured: +infinity, which the strategies treat as a failed config)
+    out.observation.time_us = objective_value(*rec.timing, ctx.objective);
     out.tflops = rec.flops / (rec.timing->median_us * 1e-6) / 1e12;
   }
   return out;

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/objective.hpp"
 #include "compile/compiler.hpp"
 #include "eval/client/worker_client.hpp"
 #include "store/store.hpp"
@@ -48,6 +49,7 @@ struct JobContext {
   uint64_t seed = 1;
   TimingOptions timing;
   JobRecorder* recorder = nullptr;  // null: the store, under store_mu
+  Objective objective = Objective::Time;  // what the strategy is told (the store keeps every measurement)
 };
 
 // Why a compiled kernel cannot launch on the device (registers or shared memory), or "".

@@ -67,7 +67,7 @@ namespace {
 
 std::optional<EvaluationRecord> best_record(const ShapeRun& run, const Shape& shape) {
   std::lock_guard lock(run.store_mu);
-  const auto b = best_current(run.store, run.family, shape, device_key(run.devices.front()));
+  const auto b = best_current(run.store, run.family, shape, device_key(run.devices.front()), run.o.objective);
   return b ? std::optional(b->record) : std::nullopt;
 }
 
@@ -86,7 +86,8 @@ size_t sanitize_top(const ShapeRun& run, const Shape& shape, const std::string& 
 void finish_shape(const ShapeRun& run, const Shape& shape, const std::string& ref_cubin, double search_s,
                   ShapeOutcome& outcome) {
   outcome.best = best_record(run, shape);
-  if (run.o.remeasure_top_k > 1 && !g_stop_requested.load()) {
+  // (the re-measure ranks by time: a search for energy or edp keeps its own order)
+  if (run.o.remeasure_top_k > 1 && run.o.objective == Objective::Time && !g_stop_requested.load()) {
     Finalists f = remeasure_top(run, shape, search_s);
     outcome.remeasured = std::move(f.order);
     outcome.remeasure = f.how;

@@ -10,7 +10,7 @@ namespace {
 
 // Every recorded evaluation of the shape whose kernel is still the one it would compile now.
 void add_current_records(KnownResults& k, const Store& store, const Family& family, const Shape& shape,
-                         const DeviceKey& device, int64_t campaign_id) {
+                         const DeviceKey& device, Objective objective, int64_t campaign_id) {
   KernelSourceCheck check(family, shape);
   std::set<std::string> stale_keys;
   for (const auto& e : store.evaluations(family.name, shape, device)) {
@@ -22,8 +22,9 @@ void add_current_records(KnownResults& k, const Store& store, const Family& fami
       continue;
     }
     k.done_keys.insert(key);
-    k.known.push_back({config, e.status == Status::Ok && e.timing ? std::optional<double>(e.timing->median_us)
-                                                                  : std::nullopt});
+    k.known.push_back({config, e.status == Status::Ok && e.timing
+                                   ? std::optional<double>(objective_value(*e.timing, objective))
+                                   : std::nullopt});
     if (e.campaign_id == campaign_id) ++k.done_by_campaign;
   }
   for (const auto& key : stale_keys) k.stale += k.done_keys.count(key) ? 0 : 1;
@@ -48,9 +49,9 @@ void add_interrupted(KnownResults& k, const Store& store, const Family& family, 
 }  // namespace
 
 KnownResults known_results(const Store& store, const Family& family, const Shape& shape, const DeviceKey& device,
-                           int64_t campaign_id) {
+                           Objective objective, int64_t campaign_id) {
   KnownResults k;
-  add_current_records(k, store, family, shape, device, campaign_id);
+  add_current_records(k, store, family, shape, device, objective, campaign_id);
   if (k.stale)
     spdlog::info("{}: {} recorded config(s) were measured with another kernel source; they run again",
                  to_string(shape), k.stale);

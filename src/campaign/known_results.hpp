@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/objective.hpp"
 #include "family/family.hpp"
 #include "store/store.hpp"
 #include "strategy/strategy.hpp"
@@ -26,6 +27,6 @@ struct KnownResults {
 // A record measured with another kernel source (the family's template changed since) is stale
 // and its config runs again; a config interrupted twice is given up (it killed its worker twice).
 KnownResults known_results(const Store& store, const Family& family, const Shape& shape, const DeviceKey& device,
-                           int64_t campaign_id);
+                           Objective objective, int64_t campaign_id);
 
 }  // namespace kf

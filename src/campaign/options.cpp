@@ -13,6 +13,7 @@ nlohmann::json to_json(const CampaignOptions& o) {
   return {{"strategy", o.strategy},
           {"listed", listed},
           {"seed", o.seed},
+          {"objective", to_string(o.objective)},
           {"budget",
            {{"evals", o.budget.evals_per_shape},
             {"time_s", o.budget.time_s},
@@ -37,6 +38,7 @@ CampaignOptions campaign_options_from_json(const nlohmann::json& j) {
   CampaignOptions o;
   o.strategy = j.value("strategy", o.strategy);
   o.seed = j.value("seed", o.seed);
+  o.objective = parse_objective(j.value("objective", std::string("time")));  // (absent: campaigns before it)
   if (j.contains("budget")) {
     const auto& b = j.at("budget");
     o.budget.evals_per_shape = b.value("evals", size_t{0});

@@ -97,7 +97,7 @@ std::unique_ptr<ShapeSearch> prepare_shape_search(ShapeRun& run, const Shape& sh
   if (!run.o.remote) s->ref_cubin = compile_reference(run, shape, device.arch());
   {
     std::lock_guard lock(run.store_mu);
-    s->known = known_results(run.store, run.family, shape, device_key(device), run.campaign_id);
+    s->known = known_results(run.store, run.family, shape, device_key(device), run.o.objective, run.campaign_id);
   }
   s->strategy = shape_strategy(run, *s);
   s->allowed = evaluations_allowed(run.o, s->known);
@@ -132,6 +132,7 @@ LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, cons
   const CampaignOptions& o = run.o;
   JobContext ctx{&run.store, &run.store_mu, &run.family, &s.shape, nullptr, run.campaign_id,
                  s.ref_cubin, o.seed, o.timing};
+  ctx.objective = o.objective;
   LiveEvaluator live(run.workers, run.devices, ctx, run.pool, run.devices.front().arch(), run.totals,
                      run.worker_locks);
   const auto remote = o.remote ? o.remote->evaluator(run.family, s.shape) : nullptr;  // a distributed campaign

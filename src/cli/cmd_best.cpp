@@ -32,13 +32,43 @@ std::string ncu_commands(const Globals& g, const Family& f, const Shape& s, cons
          exporter::build_command(name, arch, exporter::nvcc_flags(v.options)) + "\n" + exporter::ncu_command(name);
 }
 
+// `best --pareto`: per shape, the records on the time/energy front, fastest first.
+void print_pareto(const Store& store, const Family& f, const std::vector<Shape>& shapes, const DeviceChoice& here,
+                  bool json) {
+  Table table({{"shape", "shape", 44, true},
+               {"median us", "median_us", 10},
+               {"W", "power_w", 5, false, 0},
+               {"uJ", "energy_uj", 8, false, 1},
+               {"device", "device", 24, true},
+               {"config", "config", 0, true}});
+  size_t without = 0;
+  for (const auto& s : shapes) {
+    auto front = pareto_front(store, f, s, here.key);
+    if (front.empty() && here.fallback) front = pareto_front(store, f, s, std::nullopt);
+    if (front.empty()) ++without;
+    for (const auto& e : front)
+      table.add({{"shape", to_json(s)},
+                 {"median_us", e.timing->median_us},
+                 {"power_w", e.timing->power_w},
+                 {"energy_uj", e.timing->energy_uj},
+                 {"device", e.device.name},
+                 {"config", to_json(e.config)}},
+                {{"shape", to_string(s)}, {"median_us", fmt_us(e.timing->median_us)}, {"config", to_string(e.config)}});
+  }
+  print_table(table, json);
+  if (without > 0)
+    spdlog::warn("{} of {} shape(s) have no current record with energy measured (the worker measures it through NVML)",
+                 without, shapes.size());
+}
+
 }  // namespace
 
 void add_best(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("best", "Show the best stored kernel per shape");
   static std::string family, suite, device = "local";
   static std::vector<std::string> shapes;
-  static bool json = false, ncu = false;
+  static bool json = false, ncu = false, pareto = false;
+  static std::string objective_text = "time";
   cmd->add_option("--family", family, "Family name")->required();
   add_shape_options(cmd, shapes, suite);
   cmd->add_option("--device", device,
@@ -46,6 +76,14 @@ void add_best(CLI::App& app, Globals& g) {
                   "said once), all, or a stored device's name or part of it (e.g. H100)")
       ->check(printable_text())
       ->capture_default_str();
+  cmd->add_option("--objective", objective_text,
+                  "What best means: time (a launch's), energy (a launch's, where the worker measured it through "
+                  "NVML) or edp (energy x time)")
+      ->check(CLI::IsMember({"time", "energy", "edp"}))
+      ->capture_default_str();
+  cmd->add_flag("--pareto", pareto,
+                "List each shape's time/energy Pareto front (its current records no other is both faster and "
+                "more frugal than) instead of one winner");
   cmd->add_flag("--json", json, "Machine-readable output");
   cmd->add_flag("--ncu", ncu, "Print the commands that profile the winner with Nsight Compute");
   set_action(cmd, [&g] {
@@ -60,25 +98,31 @@ void add_best(CLI::App& app, Globals& g) {
     }
     Store store(g.db, Store::Access::ReadOnly);
     const DeviceChoice here = choose_device(store, device);
+    const Objective objective = parse_objective(objective_text);
+    if (pareto) return print_pareto(store, f, selected, here, json);
     Table table({{"shape", "shape", 44, true},
                  {"median us", "median_us", 10},
                  {"TFLOP/s", "tflops", 8, false, 1},
+                 {"W", "power_w", 5, false, 0},
+                 {"uJ", "energy_uj", 8, false, 1},
                  {"vs baselines", "ratios", 24, true},
                  {"device", "device", 24, true},
                  {"config", "config", 0, true}});
     std::string ncu_text;
     std::vector<Shape> elsewhere;  // shapes answered from another device's results than the local GPU's
     std::set<std::string> elsewhere_devices;
+    size_t missing_energy = 0;  // shapes without a winner (by energy or edp: none measured energy)
     for (const auto& s : selected) {
-      auto found = best_current(store, f, s, here.key);
+      auto found = best_current(store, f, s, here.key, objective);
       if (!found && here.fallback) {
-        found = best_current(store, f, s, std::nullopt);
+        found = best_current(store, f, s, std::nullopt, objective);
         if (found) {
           elsewhere.push_back(s);
           elsewhere_devices.insert(found->record.device.name);
         }
       }
       const std::optional<EvaluationRecord> best = found ? std::optional(found->record) : std::nullopt;
+      if (!best) ++missing_energy;
       nlohmann::json j = {{"shape", to_json(s)}};
       std::map<std::string, std::string> text{{"shape", to_string(s)}};
       // Other tools' records (`import --store`) never win: listed apart, so a shape with only those says why
@@ -99,6 +143,10 @@ void add_best(CLI::App& app, Globals& g) {
         j["median_us"] = best->timing->median_us;
         j["ci_us"] = {best->timing->ci_lo_us, best->timing->ci_hi_us};
         j["tflops"] = tflops_of(*best);
+        if (best->timing->power_w > 0) {  // (not measured: absent, shown as "-")
+          j["power_w"] = best->timing->power_w;
+          j["energy_uj"] = best->timing->energy_uj;
+        }
         j["device"] = best->device.name;
         j["stale"] = found->stale;  // timed with an older kernel source: no result of the current one yet
         nlohmann::json base = nlohmann::json::object();
@@ -130,6 +178,9 @@ void add_best(CLI::App& app, Globals& g) {
     }
     print_table(table, json);
     if (!json && ncu) std::printf("%s", ncu_text.c_str());
+    if (objective != Objective::Time && missing_energy > 0)
+      spdlog::warn("{} of {} shape(s) have no record with energy measured (the worker measures it through NVML); "
+                   "no winner by {} for them", missing_energy, selected.size(), to_string(objective));
     if (!elsewhere.empty()) {
       std::string others;
       for (const auto& d : elsewhere_devices) others += (others.empty() ? "" : ", ") + d;

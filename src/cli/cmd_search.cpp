@@ -4,6 +4,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "core/objective.hpp"
 #include "cli/campaign_report.hpp"
 #include "cli/common.hpp"
 #include "distributed/coordinator.hpp"
@@ -93,6 +94,17 @@ void add_search(CLI::App& app, Globals& g) {
   cmd->add_option("--top-k", o.remeasure_top_k, "Re-measure the top K interleaved at the end")
       ->check(whole_number(0, 1000))
       ->capture_default_str();
+  static std::string objective = "time";
+  cmd->add_option("--objective", objective,
+                  "What to minimise: time, or a launch's energy (energy) or energy x time (edp), which the worker "
+                  "measures through NVML (a machine without it measures none: every config then counts as failed); "
+                  "with energy or edp the finalists' re-measure, a ranking by time, is skipped")
+      ->check(CLI::IsMember({"time", "energy", "edp"}))
+      ->capture_default_str();
+  static bool energy = false;
+  cmd->add_flag("--energy", energy,
+                "Also measure each timed config's power and energy (NVML, about 0.1-0.3 s more an evaluation; on with "
+                "--objective energy or edp)");
   static std::string finalist_rounds = "auto";
   cmd->add_option("--finalist-rounds", finalist_rounds,
                   "Rounds of the top-K re-measure: auto (until the fastest's interval separates from the rest or a "
@@ -139,6 +151,8 @@ void add_search(CLI::App& app, Globals& g) {
     opts.quiet = g.quiet;
     opts.timing.cold_l2 = cold_l2;
     opts.finalist_rounds = parse_rounds(finalist_rounds);
+    opts.objective = parse_objective(objective);
+    if (energy || opts.objective != Objective::Time) opts.timing.energy_ms = kEnergyWindowMs;
     if (!time_budget.empty()) opts.budget.time_s = parse_duration(time_budget);
     if (!fixed.empty()) opts.fixed = parse_assignment(fixed);
     if (gpus != "all") opts.gpus = parse_gpu_list(gpus);

@@ -17,6 +17,9 @@ enum class Status { Ok, Invalid, CompileError, LaunchError, WrongResult, Runtime
 std::string to_string(Status s);                 // "ok", "invalid", "compile_error", ...
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
 
+// The stretch of back-to-back replays an energy measurement spans at the least (TimingOptions.energy_ms).
+constexpr double kEnergyWindowMs = 100;
+
 struct TimingOptions {
   double warmup_ms = 200;      // plain launches before measuring (sustained clocks, not an idle GPU's boost)
   int min_reps = 10;           // graph replays measured, at least
@@ -25,6 +28,7 @@ struct TimingOptions {
   double target_rel_ci = 0.01; // stop when the 95% CI of the median is within +-1%
   double graph_ms = 2.0;       // launches per graph chosen so a replay lasts about this long
   bool cold_l2 = false;        // flush L2 before each plain launch
+  double energy_ms = 0;        // > 0: replays kept back to back this long (at least) for the energy counter
 };
 
 // The worker's timing method. Times of two methods do not compare, so a record timed with another method is
@@ -42,6 +46,11 @@ struct TimingStats {
   int launches_per_rep = 0;
   double plain_median_us = 0;  // per launch, plain launches with events around each
   int method = 1;              // how it was timed (kTimingMethod of the worker that measured it)
+  // From the GPU's energy counter (NVML) over a stretch of back-to-back replays after the timed ones
+  // (0: not measured: no NVML, no counter, or energy_ms 0): mean board power, and that power times
+  // median_us, the energy of one launch. Measured apart from the time, so they leave the method as it is.
+  double power_w = 0;
+  double energy_uj = 0;
 };
 
 // What kforge needs to know of a GPU (its methods are in family/device.cpp).

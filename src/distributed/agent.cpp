@@ -247,6 +247,7 @@ class Agent {
     job->ctx = JobContext{&store_, &store_mu_, shape->family.get(), &shape->shape, nullptr, item.campaign_id,
                           shape->ref_cubin, opts.seed, opts.timing};
     job->ctx.recorder = job->recorder.get();
+    job->ctx.objective = opts.objective;
     job->eval.config = item.config;
     job->eval.compiled = pool_->submit(std::move(v), devices_.front().arch());
     {

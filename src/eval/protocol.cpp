@@ -111,6 +111,7 @@ void timing_option_fields(T& t, Visit&& visit) {
   visit("target_rel_ci", t.target_rel_ci, false);
   visit("graph_ms", t.graph_ms, false);
   visit("cold_l2", t.cold_l2, false);
+  visit("energy_ms", t.energy_ms, false);
 }
 
 template <class T, class Visit>
@@ -124,6 +125,8 @@ void timing_stats_fields(T& t, Visit&& visit) {
   visit("launches_per_rep", t.launches_per_rep, false);
   visit("plain_median_us", t.plain_median_us, false);
   visit("method", t.method, false);  // (absent: 1, the method every record before it used)
+  visit("power_w", t.power_w, false);
+  visit("energy_uj", t.energy_uj, false);
 }
 
 template <class T, class Visit>

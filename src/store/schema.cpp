@@ -222,6 +222,13 @@ UPDATE evaluations SET provenance = 'imported'
 )sql", db.dialect()));
 }
 
+// Version 6: the energy of each timed evaluation (gpu/energy_meter.hpp): mean board power (W) and energy per
+// launch (uJ); NULL where it was not measured (every row before it, a machine without NVML).
+void schema_v6(sql::Db& db) {
+  add_column_if_missing(db, "evaluations", "power_w", "REAL");
+  add_column_if_missing(db, "evaluations", "energy_uj", "REAL");
+}
+
 // Append only: what a released step does is never changed (guarding it against a re-run is not a
 // change), a change is a new step.
 constexpr Migration kMigrations[] = {
@@ -230,6 +237,7 @@ constexpr Migration kMigrations[] = {
     {3, kSchemaV3},
     {4, nullptr, schema_v4},
     {5, nullptr, schema_v5},
+    {6, nullptr, schema_v6},
 };
 
 // Waiting this long for another connection's write lock covers any single write (they

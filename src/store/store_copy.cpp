@@ -36,7 +36,7 @@ const std::vector<TableSpec>& tables() {
                        {"rel_l2", 'r'}, {"median_us", 'r'}, {"p10_us", 'r'}, {"p90_us", 'r'}, {"ci_lo_us", 'r'},
                        {"ci_hi_us", 'r'}, {"reps", 'i'}, {"launches_per_rep", 'i'}, {"plain_median_us", 'r'},
                        {"flops", 'r'}, {"bytes", 'r'}, {"created_at", 't'}, {"timing_method", 'i'},
-                       {"provenance", 't'}}},
+                       {"provenance", 't'}, {"power_w", 'r'}, {"energy_uj", 'r'}}},
       {"baselines", {{"id", 'i'}, {"family_id", 'i'}, {"shape_id", 'i'}, {"device_id", 'i'}, {"backend", 't'},
                      {"median_us", 'r'}, {"extra_json", 't'}, {"created_at", 't'}}},
       {"sanitizer_runs", {{"id", 'i'}, {"family_id", 'i'}, {"variant_hash", 't'}, {"arch", 't'}, {"shape_id", 'i'},
@@ -108,6 +108,10 @@ std::map<std::string, size_t> copy_store(const std::string& from, const std::str
     if (!present.count(t.name)) continue;
     if (source.impl().schema_version < 4)  // evaluations.timing_method came with schema 4 (NULL reads as 1)
       std::erase_if(t.columns, [](const auto& c) { return std::string(c.first) == "timing_method"; });
+    if (source.impl().schema_version < 6)  // evaluations.power_w and energy_uj came with schema 6 (NULL: not measured)
+      std::erase_if(t.columns, [](const auto& c) {
+        return std::string(c.first) == "power_w" || std::string(c.first) == "energy_uj";
+      });
     std::vector<Derived> derived;
     if (source.impl().schema_version < 5)  // evaluations.provenance came with schema 5: its migration's rule
       derived.push_back({"provenance",

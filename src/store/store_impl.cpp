@@ -188,8 +188,8 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
   sql::Stmt ins(db, R"sql(
     INSERT INTO evaluations (attempt_id, campaign_id, config_id, shape_id, device_id, kernel_id,
       status, error, max_abs, rel_l2, median_us, p10_us, p90_us, ci_lo_us, ci_hi_us, reps,
-      launches_per_rep, plain_median_us, flops, bytes, created_at, timing_method, provenance)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+      launches_per_rep, plain_median_us, flops, bytes, created_at, timing_method, provenance, power_w, energy_uj)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   ins.bind(1, ids.attempt).bind(2, ids.campaign).bind(3, ids.config).bind(4, ids.shape);
   ins.bind(5, ids.device).bind(6, ids.kernel).bind(7, to_string(e.status)).bind(8, e.error);
   ins.bind(9, e.max_abs).bind(10, e.rel_l2);
@@ -204,6 +204,11 @@ int64_t Store::Impl::insert_evaluation(const EvalIds& ids, const EvaluationRecor
   ins.bind(19, e.flops).bind(20, e.bytes);
   ins.bind(21, e.created_at.empty() ? now_utc() : e.created_at);
   ins.bind(23, to_string(e.provenance));
+  if (e.timing && e.timing->power_w > 0) {  // (0: not measured, stored as NULL)
+    ins.bind(24, e.timing->power_w).bind(25, e.timing->energy_uj);
+  } else {
+    ins.bind_null(24).bind_null(25);
+  }
   ins.run();
   return db.last_insert_rowid();
 }
@@ -222,14 +227,15 @@ void Store::Impl::touch_campaign(int64_t campaign_id, const std::string& when) {
 namespace {
 // The evaluation columns and joins; timing_col is e.timing_method, or NULL for a file older than schema 4;
 // provenance_col is e.provenance, or for a file older than schema 5 the rule its migration applies.
-std::string select_evaluations(const char* timing_col, const char* provenance_col) {
+std::string select_evaluations(const char* timing_col, const char* provenance_col, const char* energy_cols) {
   std::string sql = R"sql(
   SELECT e.id, e.campaign_id, f.name, c.json, s.json, d.name, d.cc, d.sm_count, d.driver,
          e.status, e.error, e.max_abs, e.rel_l2,
          e.median_us, e.p10_us, e.p90_us, e.ci_lo_us, e.ci_hi_us, e.reps, e.launches_per_rep,
          e.plain_median_us, e.flops, e.bytes, e.created_at,
          k.variant_hash, k.arch, k.ok, k.registers, k.smem_static, k.smem_dynamic,
-         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log, @TIMING_METHOD@, @PROVENANCE@
+         k.stack_frame, k.spill_stores, k.spill_loads, k.compile_ms, k.log, @TIMING_METHOD@, @PROVENANCE@,
+         @ENERGY@
   FROM evaluations e
   JOIN configs c ON c.id = e.config_id
   JOIN families f ON f.id = c.family_id
@@ -238,7 +244,7 @@ std::string select_evaluations(const char* timing_col, const char* provenance_co
   LEFT JOIN kernels k ON k.id = e.kernel_id
 )sql";
   for (const auto& [mark, col] : {std::pair<std::string, const char*>{"@TIMING_METHOD@", timing_col},
-                                   {"@PROVENANCE@", provenance_col}})
+                                   {"@PROVENANCE@", provenance_col}, {"@ENERGY@", energy_cols}})
     sql.replace(sql.find(mark), mark.size(), col);
   return sql;
 }
@@ -249,10 +255,11 @@ const char* Store::Impl::provenance_of_older_rows() {
 }
 
 const std::string& Store::Impl::evaluation_select() const {
-  static const std::string v5 = select_evaluations("e.timing_method", "e.provenance");
-  static const std::string v4 = select_evaluations("e.timing_method", provenance_of_older_rows());
-  static const std::string v3 = select_evaluations("NULL", provenance_of_older_rows());
-  return schema_version >= 5 ? v5 : schema_version >= 4 ? v4 : v3;
+  static const std::string v6 = select_evaluations("e.timing_method", "e.provenance", "e.power_w, e.energy_uj");
+  static const std::string v5 = select_evaluations("e.timing_method", "e.provenance", "NULL, NULL");
+  static const std::string v4 = select_evaluations("e.timing_method", provenance_of_older_rows(), "NULL, NULL");
+  static const std::string v3 = select_evaluations("NULL", provenance_of_older_rows(), "NULL, NULL");
+  return schema_version >= 6 ? v6 : schema_version >= 5 ? v5 : schema_version >= 4 ? v4 : v3;
 }
 
 EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
@@ -278,6 +285,8 @@ EvaluationRecord Store::Impl::read_evaluation(const sql::Stmt& q) const {
     t.launches_per_rep = q.int32(19);
     t.plain_median_us = q.real(20);
     t.method = q.is_null(35) ? 1 : q.int32(35);  // (rows from before schema 4: method 1)
+    t.power_w = q.is_null(37) ? 0 : q.real(37);     // (rows from before schema 6, or not measured: 0)
+    t.energy_uj = q.is_null(38) ? 0 : q.real(38);
     e.timing = t;
   }
   e.flops = q.real(21);

@@ -1,6 +1,7 @@
 #include "winner/current_results.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <vector>
 
@@ -86,7 +87,7 @@ const char* to_string(SanitizerVerdict::State s) {
 }
 
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
-                                       const std::optional<DeviceKey>& device) {
+                                       const std::optional<DeviceKey>& device, Objective objective) {
   KernelSourceCheck check(family, shape);
   std::map<std::string, SanitizerVerdict> verdicts;  // by kernel hash: one lookup each
   auto verdict_of = [&](const EvaluationRecord& e) {
@@ -98,9 +99,9 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
   };
   std::vector<EvaluationRecord> ok;
   for (auto& e : store.evaluations(family.name, shape, device))
-    if (e.gate_passed() && e.timing) ok.push_back(std::move(e));
-  std::stable_sort(ok.begin(), ok.end(), [](const EvaluationRecord& a, const EvaluationRecord& b) {
-    return a.timing->median_us < b.timing->median_us;
+    if (e.gate_passed() && e.timing && std::isfinite(objective_value(*e.timing, objective))) ok.push_back(std::move(e));
+  std::stable_sort(ok.begin(), ok.end(), [objective](const EvaluationRecord& a, const EvaluationRecord& b) {
+    return objective_value(*a.timing, objective) < objective_value(*b.timing, objective);
   });
   // Fastest first: the first current kernel that did not fail sanitizing wins; failing ones
   // passed on the way were faster. If the newest side-by-side re-measure of the shape's finalists
@@ -119,6 +120,7 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
     }
     const Config config = complete_stored_config(family, e.config);
     if (!check.stale(e, config)) {
+      if (objective != Objective::Time) return BestResult{e, false, false, v, rejected};
       if (auto ranked = ranked_winner(store, family, shape, e, ok, current)) {
         ranked->sanitizer = verdict_of(ranked->record);
         ranked->sanitizer_rejected = rejected;
@@ -130,6 +132,28 @@ std::optional<BestResult> best_current(const Store& store, const Family& family,
   }
   if (fastest_stale) fastest_stale->sanitizer_rejected = rejected;
   return fastest_stale;
+}
+
+std::vector<EvaluationRecord> pareto_front(const Store& store, const Family& family, const Shape& shape,
+                                           const std::optional<DeviceKey>& device) {
+  KernelSourceCheck check(family, shape);
+  std::vector<EvaluationRecord> measured;
+  for (auto& e : store.evaluations(family.name, shape, device)) {
+    if (!e.gate_passed() || !e.timing || e.timing->power_w <= 0) continue;
+    if (check.stale(e, complete_stored_config(family, e.config))) continue;
+    const std::string hash = e.kernel ? e.kernel->variant_hash : "";
+    if (!hash.empty() && sanitizer_verdict(store, family.name, hash).state == SanitizerVerdict::State::Failed) continue;
+    measured.push_back(std::move(e));
+  }
+  std::stable_sort(measured.begin(), measured.end(), [](const EvaluationRecord& a, const EvaluationRecord& b) {
+    return a.timing->median_us < b.timing->median_us ||
+           (a.timing->median_us == b.timing->median_us && a.timing->energy_uj < b.timing->energy_uj);
+  });
+  // Fastest first: a record is on the front when it uses less energy than every faster one.
+  std::vector<EvaluationRecord> front;
+  for (auto& e : measured)
+    if (front.empty() || e.timing->energy_uj < front.back().timing->energy_uj) front.push_back(std::move(e));
+  return front;
 }
 
 ImportedRecords imported_records(const Store& store, const Family& family, const Shape& shape,

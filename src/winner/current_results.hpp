@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/objective.hpp"
 #include "family/family.hpp"
 #include "store/store.hpp"
 
@@ -53,8 +54,16 @@ struct BestResult {
 // (Provenance::Imported) never wins. A kernel that failed a compute-sanitizer run never wins. Where the
 // newest side-by-side re-measure of the shape's finalists on that device timed the fastest current kernel, its
 // order decides among the kernels it timed (winner/finalist_ranking): its first one still current wins.
+// With another objective than time (energy, edp), the record of the least such value wins among the current
+// ones that measured energy (the finalists' side-by-side order is a ranking by time, so it does not apply);
+// records without energy never win it (nullopt where no record has any).
 std::optional<BestResult> best_current(const Store& store, const Family& family, const Shape& shape,
-                                       const std::optional<DeviceKey>& device);
+                                       const std::optional<DeviceKey>& device, Objective objective = Objective::Time);
+
+// The current gated records of the shape on the time/energy Pareto front: none of them both slower and using
+// more energy a launch than another. Fastest first; empty where no current record measured energy.
+std::vector<EvaluationRecord> pareto_front(const Store& store, const Family& family, const Shape& shape,
+                                           const std::optional<DeviceKey>& device);
 
 // The shape's timed records of other tools (`import --store`), which `best` lists apart and never picks.
 struct ImportedRecords {

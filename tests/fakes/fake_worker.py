@@ -16,6 +16,7 @@ Answers requests correctly except on request N (1-based, default 1), where MODE 
   exit_after_hello  say hello, then exit 0 at once
 and, before any request:
   hello_error   say hello with an error; no_hello  exit 2 before hello; silent  never say hello
+KFORGE_FAKE_ENERGY: timings carry power and energy (see timing()).
 Several GPUs (`--device I`, appended by the campaign): with KFORGE_FAKE_GPUS=K, a device index
 >= K answers hello with "no CUDA device"; with KFORGE_FAKE_LOG=PATH, each evaluate request's
 config is appended to PATH.I; KFORGE_FAKE_EVAL_S delays each evaluate answer (seconds).
@@ -58,8 +59,18 @@ def ok_result(req):
     block_m = req.get("config", {}).get(os.environ.get("KFORGE_FAKE_TIME_PARAM", "BLOCK_M"), 1)
     return {"type": "result", "id": req["id"], "status": "ok", "error": "",
             "max_abs": 0.001, "rel_l2": 0.0001, "gate_shapes": 2,
-            "timing": {"median_us": float(block_m), "p10_us": 1.0, "p90_us": 2.0,
-                       "reps": 10, "launches_per_rep": 100, "method": TIMING_METHOD}}
+            "timing": timing(float(block_m), req.get("timing", {}).get("energy_ms", 0) > 0)}
+
+
+def timing(median_us, energy_asked):
+    """With KFORGE_FAKE_ENERGY set and energy asked for (timing.energy_ms > 0), power falls with the time squared (1e6 / t^2 W), so the energy of a launch
+    (power x time, as the worker computes it) is least for the slowest config: time and energy disagree."""
+    t = {"median_us": median_us, "p10_us": 1.0, "p90_us": 2.0, "reps": 10, "launches_per_rep": 100,
+         "method": TIMING_METHOD}
+    if os.environ.get("KFORGE_FAKE_ENERGY") and energy_asked:
+        t["power_w"] = 1e6 / (median_us * median_us)
+        t["energy_uj"] = t["power_w"] * median_us
+    return t
 
 
 def device_index():

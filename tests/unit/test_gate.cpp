@@ -198,4 +198,20 @@ TEST(Timing, CombineRoundsTakesMedians) {
   EXPECT_EQ(t.launches_per_rep, 100);
   EXPECT_LE(t.ci_lo_us, t.median_us);
   EXPECT_GE(t.ci_hi_us, t.median_us);
+  EXPECT_EQ(t.power_w, 0);  // no round measured it
+  EXPECT_EQ(t.energy_uj, 0);
+}
+
+// Power is the median over the rounds that measured it; energy a launch is that power times the median time.
+TEST(Timing, CombineRoundsTakesTheMedianPowerOfTheRoundsThatMeasuredIt) {
+  std::vector<TimingStats> rounds(4);
+  const double med[] = {10, 12, 11, 9}, watts[] = {300, 0, 500, 400};
+  for (int i = 0; i < 4; ++i) {
+    rounds[i].median_us = med[i];
+    rounds[i].power_w = watts[i];
+  }
+  const TimingStats t = combine_rounds(rounds);
+  EXPECT_DOUBLE_EQ(t.median_us, 10.5);
+  EXPECT_DOUBLE_EQ(t.power_w, 400);
+  EXPECT_DOUBLE_EQ(t.energy_uj, 400 * 10.5);
 }

@@ -55,6 +55,8 @@ EvalResult sample_result() {
   t.reps = 20;
   t.launches_per_rep = 100;
   t.plain_median_us = 15;
+  t.power_w = 412.5;
+  t.energy_uj = 5156.25;
   r.timing = t;
   return r;
 }
@@ -154,6 +156,8 @@ TEST(Protocol, EvalResultRoundTrip) {
   EXPECT_EQ(back.timing->reps, 20);
   EXPECT_EQ(back.timing->launches_per_rep, 100);
   EXPECT_EQ(back.timing->plain_median_us, 15);
+  EXPECT_EQ(back.timing->power_w, 412.5);
+  EXPECT_EQ(back.timing->energy_uj, 5156.25);
 }
 
 TEST(Protocol, EvalResultMinimalAndWithoutTiming) {

@@ -84,6 +84,30 @@ STORE_TEST(TimingMethodRoundTripsAndOldRowsReadAsMethodOne) {
   EXPECT_EQ(method.at(20.0), 1);
 }
 
+// A timed record keeps its power and energy a launch; one whose energy was not measured (no NVML) stores NULL,
+// which reads back as 0, "not measured".
+STORE_TEST(EnergyRoundTripsAndUnmeasuredReadsAsZero) {
+  TempDb t;
+  {
+    Store s(t.path());
+    auto e = ok_eval(config(64), 10.0);
+    e.timing->power_w = 350;
+    e.timing->energy_uj = 3500;
+    s.add_evaluation(e);
+    s.add_evaluation(ok_eval(config(32), 20.0));
+  }
+  Store s(t.path());
+  std::map<double, std::pair<double, double>> energy;
+  for (const auto& r : s.evaluations("gemm")) {
+    ASSERT_TRUE(r.timing);
+    energy[r.timing->median_us] = {r.timing->power_w, r.timing->energy_uj};
+  }
+  ASSERT_EQ(energy.size(), 2u);
+  EXPECT_EQ(energy.at(10.0), std::make_pair(350.0, 3500.0));
+  EXPECT_EQ(energy.at(20.0), std::make_pair(0.0, 0.0));
+  EXPECT_EQ(Raw(t.path()).count("SELECT count(*) FROM evaluations WHERE power_w IS NULL AND energy_uj IS NULL"), 1);
+}
+
 STORE_TEST(EvaluationRoundTrip) {
   TempDb t;
   Store s(t.path());

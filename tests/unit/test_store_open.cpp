@@ -30,6 +30,8 @@ TEST(Store, SchemaThreeFileGainsTheTimingMethod) {
     Raw raw(t.path());
     raw.exec("ALTER TABLE evaluations DROP COLUMN timing_method");
     raw.exec("ALTER TABLE evaluations DROP COLUMN provenance");  // (schema 5's)
+    raw.exec("ALTER TABLE evaluations DROP COLUMN power_w");     // (schema 6's)
+    raw.exec("ALTER TABLE evaluations DROP COLUMN energy_uj");
     raw.exec("UPDATE kforge_meta SET value = '3' WHERE key = 'schema_version'");
   }
   // the one row, its time kept and its method read as 1, and the file's schema version afterwards

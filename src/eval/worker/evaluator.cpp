@@ -284,7 +284,10 @@ TimeManyResult Evaluator::time_many(const TimeManyRequest& req) {
     if (!cands[i]) return std::nullopt;
     EvalResult& r = out.items[i];
     TimingOptions o = req.items[i].timing;
-    if (!rounds[i].empty()) o.warmup_ms = std::min(o.warmup_ms, req.rewarm_ms);  // (kRewarmMs says why)
+    if (!rounds[i].empty()) {
+      o.warmup_ms = std::min(o.warmup_ms, req.rewarm_ms);  // (kRewarmMs says why)
+      o.energy_ms = 0;  // power once a contender, in its first round: a round's cost stays its timing's
+    }
     const size_t before = rounds[i].size();
     guarded(r, [&] {
       if (auto t = time(*cands[i], r, o)) rounds[i].push_back(*t);

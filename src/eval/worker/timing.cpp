@@ -8,6 +8,7 @@
 
 #include "eval/stats.hpp"
 #include "gpu/check.hpp"
+#include "gpu/energy_meter.hpp"
 #include "gpu/graph.hpp"
 
 namespace kf {
@@ -58,6 +59,56 @@ bool enough(const std::vector<double>& samples, const TimingOptions& o, Clock::t
   if (n >= static_cast<size_t>(std::max(o.max_reps, 1))) return true;
   if (n >= 3 && Clock::now() >= deadline) return true;
   return n >= static_cast<size_t>(std::max(o.min_reps, 1)) && ci_within(summarize(samples), o.target_rel_ci);
+}
+
+// Mean board power (W) while `replay` runs back to back, from the energy counter: between two of its
+// updates (it steps every few to tens of milliseconds, so a window that starts and ends on a step measures
+// whole steps), at least energy_ms apart. The GPU is kept busy the whole time: at most kAhead replays are
+// queued, the host polling the counter while they run. nullopt where the counter is unavailable or did not
+// step within the bound.
+std::optional<double> mean_power_w(const std::function<void()>& replay, const gpu::Stream& s, double energy_ms) {
+  static const gpu::EnergyMeter meter;  // one GPU a worker
+  static const bool said = [] {
+    if (!meter.available()) std::cerr << "kforge worker: energy not measured: " << meter.why_not() << "\n";
+    return true;
+  }();
+  (void)said;
+  if (!meter.available() || energy_ms <= 0) return std::nullopt;
+  constexpr int kAhead = 4;
+  std::vector<gpu::Event> queued(kAhead);
+  int issued = 0;
+  auto keep_busy = [&] {  // one more replay, once the one kAhead back has finished
+    gpu::Event& e = queued[issued % kAhead];
+    if (issued >= kAhead) e.synchronize();
+    replay();
+    e.record(s);
+    ++issued;
+  };
+  const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double, std::milli>(3 * energy_ms + 300));
+  // the next step of the counter after `from`, with its time; nullopt past give_up
+  auto next_step = [&](uint64_t from) -> std::optional<std::pair<uint64_t, Clock::time_point>> {
+    while (Clock::now() < give_up) {
+      keep_busy();
+      const auto mj = meter.read_mj();
+      if (!mj) return std::nullopt;
+      if (*mj != from) return std::make_pair(*mj, Clock::now());
+    }
+    return std::nullopt;
+  };
+  const auto start_mj = meter.read_mj();
+  std::optional<std::pair<uint64_t, Clock::time_point>> a, b;
+  if (start_mj) a = next_step(*start_mj);
+  if (a) {
+    const auto min_end = a->second + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double, std::milli>(energy_ms));
+    while (Clock::now() < min_end && Clock::now() < give_up) keep_busy();
+    if (const auto now_mj = meter.read_mj()) b = next_step(*now_mj);
+  }
+  s.synchronize();
+  if (!a || !b || b->first <= a->first) return std::nullopt;
+  const double ms = std::chrono::duration<double, std::milli>(b->second - a->second).count();
+  return ms > 0 ? std::optional<double>(static_cast<double>(b->first - a->first) / ms) : std::nullopt;  // mJ/ms = W
 }
 
 }  // namespace
@@ -113,6 +164,7 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
     for (int i = 1; i <= kBatch; ++i) samples.push_back(1000.0 * gpu::elapsed_ms(marks[i - 1], marks[i]) / per_graph);
   }
   const Summary g = summarize(samples);
+  const std::optional<double> power = mean_power_w(replay, s, o.energy_ms);
   gpu::Event a, b;
 
   // Plain launches, an event pair around each: what a caller without graphs would see.
@@ -136,6 +188,10 @@ TimingStats measure_kernel(const std::function<void()>& launch, const gpu::Strea
   t.launches_per_rep = per_graph;
   t.plain_median_us = summarize(plain).median;
   t.method = kTimingMethod;
+  if (power) {
+    t.power_w = *power;
+    t.energy_uj = *power * g.median;  // W x us = uJ
+  }
   g_last_busy = Clock::now();
   return t;
 }
@@ -157,6 +213,13 @@ TimingStats combine_rounds(const std::vector<TimingStats>& rounds) {
   t.ci_hi_us = m.ci_hi;
   t.launches_per_rep = rounds.back().launches_per_rep;
   t.plain_median_us = summarize(plains).median;
+  std::vector<double> powers;  // the rounds that measured it
+  for (const TimingStats& r : rounds)
+    if (r.power_w > 0) powers.push_back(r.power_w);
+  if (!powers.empty()) {
+    t.power_w = summarize(powers).median;
+    t.energy_uj = t.power_w * t.median_us;
+  }
   return t;
 }
 
