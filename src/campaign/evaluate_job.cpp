@@ -146,6 +146,7 @@ JobResult evaluate_job(const JobContext& ctx, WorkerClient& worker, EvalJob job)
   if (rec.status == Status::Ok && rec.timing) {
     // (energy or edp not measured: +infinity, which the strategies treat as a failed config)
     out.observation.time_us = objective_value(*rec.timing, ctx.objective);
+    out.time_us = rec.timing->median_us;
     out.tflops = rec.flops / (rec.timing->median_us * 1e-6) / 1e12;
   }
   return out;

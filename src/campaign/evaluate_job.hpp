@@ -19,7 +19,8 @@ struct EvalJob {
 };
 
 struct JobResult {
-  Observation observation;
+  Observation observation;  // the objective's value (time_us holds it, whatever the unit)
+  std::optional<double> time_us;  // the launch's time
   Status status = Status::Ok;
   double tflops = 0;
   double gpu_s = 0;       // wall time spent in the worker

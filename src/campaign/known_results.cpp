@@ -21,6 +21,8 @@ void add_current_records(KnownResults& k, const Store& store, const Family& fami
       stale_keys.insert(key);
       continue;
     }
+    // Searching for energy (or edp), a config timed without it runs again: its time alone does not rank it.
+    if (objective != Objective::Time && e.status == Status::Ok && e.timing && e.timing->power_w <= 0) continue;
     k.done_keys.insert(key);
     k.known.push_back({config, e.status == Status::Ok && e.timing
                                    ? std::optional<double>(objective_value(*e.timing, objective))

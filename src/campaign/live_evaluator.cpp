@@ -69,7 +69,7 @@ std::vector<LoopResult> LiveEvaluator::collect(std::chrono::milliseconds wait) {
     throw std::runtime_error(fatal);
   }
   std::vector<LoopResult> out;
-  for (auto& r : results) out.push_back({std::move(r.observation), to_string(r.status), r.tflops});
+  for (auto& r : results) out.push_back({std::move(r.observation), to_string(r.status), r.tflops, r.time_us});
   return out;
 }
 

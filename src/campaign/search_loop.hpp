@@ -20,9 +20,10 @@
 namespace kf {
 
 struct LoopResult {
-  Observation observation;
+  Observation observation;    // the strategy's value: the campaign's objective (time, energy or edp)
   std::string status = "ok";  // for progress lines
   double tflops = 0;
+  std::optional<double> time_us;  // the launch's time, for progress lines whatever the objective
 };
 
 class LoopEvaluator {

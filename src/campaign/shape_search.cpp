@@ -148,7 +148,7 @@ LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, cons
   }
   LoopHooks hooks;
   hooks.on_result = [&](const LoopResult& r) {
-    progress.record(r.status, r.observation.time_us, r.tflops);
+    progress.record(r.status, r.time_us, r.tflops);
     if (slot) slot->schedule->record(slot->index, r.observation.time_us);
   };
   hooks.before_first_dispatch = [&] { spdlog::info("{}: compiling the first configs", to_string(s.shape)); };

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "campaign/search_loop.hpp"
+#include "core/objective.hpp"
 #include "distributed/work_queue.hpp"
 #include "family/render.hpp"
 
@@ -20,8 +21,9 @@ using Clock = std::chrono::steady_clock;
 // One shape's configs as work items; their results as the agents record them.
 class QueueEvaluator final : public LoopEvaluator {
  public:
-  QueueEvaluator(WorkQueue& q, int64_t campaign_id, const Family& family, const Shape& shape, const DeviceKey& device)
-      : q_(q), campaign_id_(campaign_id), family_(family), shape_(shape), device_(device) {}
+  QueueEvaluator(WorkQueue& q, int64_t campaign_id, const Family& family, const Shape& shape, const DeviceKey& device,
+                 Objective objective)
+      : q_(q), campaign_id_(campaign_id), family_(family), shape_(shape), device_(device), objective_(objective) {}
 
   void submit(const Config& c) override {
     const std::string hash = render_variant(family_, c, shape_).hash;
@@ -64,7 +66,8 @@ class QueueEvaluator final : public LoopEvaluator {
         const EvaluationRecord& e = *w.evaluation;
         r.status = to_string(e.status);
         if (e.status == Status::Ok && e.timing) {
-          r.observation.time_us = e.timing->median_us;
+          r.observation.time_us = objective_value(*e.timing, objective_);
+          r.time_us = e.timing->median_us;
           r.tflops = e.flops / (e.timing->median_us * 1e-6) / 1e12;
         }
       }
@@ -78,6 +81,7 @@ class QueueEvaluator final : public LoopEvaluator {
   const Family& family_;
   Shape shape_;
   DeviceKey device_;
+  Objective objective_;
   std::map<int64_t, Config> pending_;  // item id -> the config as the strategy proposed it
 };
 
@@ -104,6 +108,7 @@ class WorkQueueEvaluations final : public RemoteEvaluations {
 
   void started(int64_t campaign_id, const std::string& family, const nlohmann::json& options) override {
     campaign_id_ = campaign_id;
+    objective_ = parse_objective(options.value("objective", std::string("time")));
     q_.open_campaign(campaign_id, family, options);
     q_.set_campaign_device(campaign_id, device_);
     heartbeat_ = std::thread([this] {
@@ -121,7 +126,7 @@ class WorkQueueEvaluations final : public RemoteEvaluations {
   }
 
   std::unique_ptr<LoopEvaluator> evaluator(const Family& family, const Shape& shape) override {
-    return std::make_unique<QueueEvaluator>(q_, campaign_id_, family, shape, device_key(device_));
+    return std::make_unique<QueueEvaluator>(q_, campaign_id_, family, shape, device_key(device_), objective_);
   }
 
   // Two items per GPU the agents had when the shape started, so no GPU waits for the strategy.
@@ -143,6 +148,7 @@ class WorkQueueEvaluations final : public RemoteEvaluations {
   size_t min_agents_;
   DeviceLimits device_;
   int64_t campaign_id_ = 0;
+  Objective objective_ = Objective::Time;  // the campaign's, from its options
   std::atomic<bool> stop_{false};
   std::thread heartbeat_;
 };
