@@ -67,13 +67,14 @@ bool enough(const std::vector<double>& samples, const TimingOptions& o, Clock::t
 // queued, the host polling the counter while they run. nullopt where the counter is unavailable or did not
 // step within the bound.
 std::optional<double> mean_power_w(const std::function<void()>& replay, const gpu::Stream& s, double energy_ms) {
+  if (energy_ms <= 0) return std::nullopt;  // not asked for: NVML is not even loaded
   static const gpu::EnergyMeter meter;  // one GPU a worker
   static const bool said = [] {
     if (!meter.available()) std::cerr << "kforge worker: energy not measured: " << meter.why_not() << "\n";
     return true;
   }();
   (void)said;
-  if (!meter.available() || energy_ms <= 0) return std::nullopt;
+  if (!meter.available()) return std::nullopt;
   constexpr int kAhead = 4;
   std::vector<gpu::Event> queued(kAhead);
   int issued = 0;
