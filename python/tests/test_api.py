@@ -21,6 +21,16 @@ def test_best_on_the_shipped_store(kforge_bin: str) -> None:
     assert kforge.best("gemm", shape=as_dict, **STORE)[0]["config"] == rows[0]["config"]
 
 
+def test_best_by_energy_on_a_store_without_energy(kforge_bin: str) -> None:
+    # The shipped store's records were timed without energy: by energy no shape has a winner (rows without a
+    # config), and the Pareto front is empty.
+    rows = kforge.best("gemm", objective="energy", **STORE)
+    assert rows and all("config" not in r or r["config"] is None for r in rows)
+    assert kforge.best("gemm", pareto=True, **STORE) == []
+    with pytest.raises(kforge.KforgeUsageError):
+        kforge.best("gemm", objective="joules", **STORE)
+
+
 def test_best_loads_into_pandas(kforge_bin: str) -> None:
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame(kforge.best("sdpa_fwd", **STORE))

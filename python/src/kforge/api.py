@@ -71,13 +71,19 @@ def flatten(record: dict[str, Any], family: Optional[str] = None) -> dict[str, A
 
 
 def best(family: str, shape: Any = None, suite: Optional[str] = None, *, device: str = "local",
-         db: Any = None, spec_dir: Any = None) -> list[dict[str, Any]]:
+         objective: str = "time", pareto: bool = False, db: Any = None,
+         spec_dir: Any = None) -> list[dict[str, Any]]:
     """The best stored kernel per shape (``kforge best --json``), one flat record per shape.
 
     With neither ``shape`` nor ``suite``: every shape the store has for the family.
-    ``pandas.DataFrame(kforge.best("gemm"))`` loads them."""
-    rows = run([*_globals(family, db, spec_dir), "best", "--family", family, *selection_args(shape, suite),
-                "--device", device, "--json"], json_out=True)
+    ``pandas.DataFrame(kforge.best("gemm"))`` loads them. ``objective``: "time", "energy" or "edp"
+    (energy needs records whose energy was measured: ``search(..., energy=True)``); ``pareto``: every
+    record on each shape's time/energy front instead of one winner."""
+    args = [*_globals(family, db, spec_dir), "best", "--family", family, *selection_args(shape, suite),
+            "--device", device, "--objective", objective, "--json"]
+    if pareto:
+        args.append("--pareto")
+    rows = run(args, json_out=True)
     return [flatten(r, family) for r in rows]
 
 
@@ -93,15 +99,19 @@ def families(*, spec_dir: Any = None) -> list[dict[str, Any]]:
 
 def search(family: str, shape: Any = None, suite: Optional[str] = None, *, strategy: str = "evo",
            evals: Optional[int] = None, time: Optional[str] = None, fix: Any = None, seed: Optional[int] = None,
-           extra_args: tuple[str, ...] = (), db: Any = None, spec_dir: Any = None,
-           cache_dir: Any = None) -> dict[str, Any]:
+           objective: str = "time", energy: bool = False, extra_args: tuple[str, ...] = (), db: Any = None,
+           spec_dir: Any = None, cache_dir: Any = None) -> dict[str, Any]:
     """Runs a campaign (``kforge search --json``) and returns its outcome.
 
     ``evals`` per shape and ``time`` ("30m", "2h") bound it; ``fix`` pins parameters (a dict or
-    ``"K=V,..."``); ``extra_args`` go to the command as they are (``("--plateau", "50")``).
+    ``"K=V,..."``); ``objective`` is "time", "energy" or "edp" (the worker measures energy through NVML,
+    also with ``energy=True`` under the time objective); ``extra_args`` go to the command as they are
+    (``("--plateau", "50")``).
     Progress goes to the ``kforge`` logger, and to a tqdm bar where tqdm is installed."""
     args = [*_globals(family, db, spec_dir, cache_dir), "search", "--family", family, *selection_args(shape, suite),
-            "--strategy", strategy, "--json"]
+            "--strategy", strategy, "--objective", objective, "--json"]
+    if energy:
+        args.append("--energy")
     if evals is not None:
         args += ["--evals", str(evals)]
     if time is not None:
