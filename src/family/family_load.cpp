@@ -218,24 +218,22 @@ void FamilyLoader::load_derived(const Json& derived) {
 }
 
 void FamilyLoader::load_shape_constraints(const Json& constraints) {
-  list(constraints, "/shape_constraints");
-  if (constraints.size() > spec_limits::kMaxConstraints)
-    fail("/shape_constraints", std::to_string(constraints.size()) + " constraints: at most " +
-                                   std::to_string(spec_limits::kMaxConstraints));
-  for (size_t i = 0; i < constraints.size(); ++i) {
-    Expr e = expr(constraints[i], child("/shape_constraints", i), dim_names_);
-    f_.shape_constraints.push_back({e.text(), e});
-  }
+  load_constraint_list(constraints, "/shape_constraints", dim_names_, f_.shape_constraints);
 }
 
 void FamilyLoader::load_constraints(const Json& constraints) {
-  list(constraints, "/constraints");
+  load_constraint_list(constraints, "/constraints", known_all(), f_.constraints);
+}
+
+void FamilyLoader::load_constraint_list(const Json& constraints, const std::string& ptr, const Names& names,
+                                        std::vector<Constraint>& out) {
+  list(constraints, ptr);
   if (constraints.size() > spec_limits::kMaxConstraints)
-    fail("/constraints", std::to_string(constraints.size()) + " constraints: at most " +
-                             std::to_string(spec_limits::kMaxConstraints));
+    fail(ptr, std::to_string(constraints.size()) + " constraints: at most " +
+                  std::to_string(spec_limits::kMaxConstraints));
   for (size_t i = 0; i < constraints.size(); ++i) {
-    Expr e = expr(constraints[i], child("/constraints", i), known_all());
-    f_.constraints.push_back({e.text(), e});
+    Expr e = expr(constraints[i], child(ptr, i), names);
+    out.push_back({e.text(), e});
   }
 }
 

@@ -32,6 +32,9 @@ class FamilyLoader : public SpecReader {
   void load_specialize(const Json& spec);
   void load_derived(const Json& derived);
   void load_constraints(const Json& constraints);
+  // A list of constraint expressions over `names` at JSON pointer ptr, bounded in number, into out.
+  void load_constraint_list(const Json& constraints, const std::string& ptr, const Names& names,
+                            std::vector<Constraint>& out);
   void load_arch_suffix(const Json& j);
   void load_defaults(const Json& defaults);
   void load_suites(const Json& suites);
