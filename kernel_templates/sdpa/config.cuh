@@ -75,7 +75,7 @@
 //   KF_LAZY_RESCALE  (mma path) 1: skip the O *= alpha pass when no row of the warp's m-tile has a new max
 //   KF_LANE_ADDR  (mma.sync only) 1: ldmatrix addresses recomputed per tile instead of hoisted (fewer live registers)
 // The mma-path options (Q_IN, KV_SPLITS, P_EARLY, EXP2, PIPE_QK, LAZY_RESCALE) apply to wgmma too.
-//   specialised dims: KF_D (64|128), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
+//   specialised dims: KF_D (64|128|256), KF_CAUSAL (0|1), KF_DTYPE_F16 | KF_DTYPE_BF16
 #pragma once
 
 #if defined(KF_MMA_WGMMA)
@@ -281,7 +281,7 @@ constexpr int BNW = WN_RANGE ? BN : BN / WN;
 constexpr int NTN = BNW / 8;  // 8-column score tiles
 constexpr int NTD = HD / 8;   // 8-column output tiles
 
-static_assert(HD == 64 || HD == 128, "D must be 64 or 128");
+static_assert(HD == 64 || HD == 128 || HD == 256, "D must be 64, 128 or 256");
 static_assert(NW % WN == 0 && BM % WM == 0, "WARPS_N must divide WARPS, WARPS / WARPS_N must divide BLOCK_M");
 static_assert(!WN_RANGE || (STAGES >= 2 && (TMA_KV || !SPLIT_WAIT)),
               "WN_KEYS=range needs STAGES >= 2, and KV_WAIT=joint on cp.async");

@@ -11,6 +11,9 @@
 // mma.sync config's render, where the block below is skipped, still has these headers)
 #if defined(KF_MMA_WGMMA)
 #include "common/wgmma_sm90.cuh"
+#if KF_D == 256
+#include "common/wgmma_sm90_wide.cuh"  // O += P V at n = D = 256
+#endif
 
 static_assert(MT == 1, "wgmma path: 16 rows per warp, 4 warps (64 rows) per warpgroup");
 static_assert(WM % 4 == 0, "wgmma path: whole warpgroups per key group");

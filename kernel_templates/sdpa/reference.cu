@@ -3,7 +3,7 @@
 // (max, sum of exponentials, weighted sum of V). Layout: Q and O [B, H, S, D], K and V [B, Hkv, Skv, D],
 // contiguous; query head h reads K/V head h / (H / Hkv); causal: row i sees keys 0 .. i + Skv - S (bottom-right).
 // Runtime dims and dtype so it needs no specialisation:
-//   is_bf16 = 0: f16 elements, 1: bf16 elements. D <= 128.
+//   is_bf16 = 0: f16 elements, 1: bf16 elements. D <= 256.
 // Launch: grid (ceil(S / 128), H, B), block (128, 1, 1), no dynamic shared memory.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -26,12 +26,12 @@ extern "C" __global__ void sdpa_reference(const unsigned short* Q, const unsigne
                                           int Hkv, int Skv, int D, int causal, int is_bf16, float scale) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;  // query row
   const int h = blockIdx.y, b = blockIdx.z;
-  if (i >= S || h >= H || b >= B || D > 128 || Hkv < 1 || H % Hkv != 0) return;
+  if (i >= S || h >= H || b >= B || D > 256 || Hkv < 1 || H % Hkv != 0) return;
   const size_t base = ((size_t)b * H + h) * (size_t)S * D;
   const size_t kv_base = ((size_t)b * Hkv + h / (H / Hkv)) * (size_t)Skv * D;
   const int n_keys = causal ? min(Skv, i + 1 + Skv - S) : Skv;  // keys 0..n_keys-1 are visible
 
-  float q[128];
+  float q[256];
   for (int d = 0; d < D; ++d) q[d] = ld_elem(Q, base + (size_t)i * D + d, is_bf16);
 
   float m = -__int_as_float(0x7f800000);  // -inf (no <cmath> under NVRTC)
@@ -41,7 +41,7 @@ extern "C" __global__ void sdpa_reference(const unsigned short* Q, const unsigne
     m = fmaxf(m, s * scale);
   }
 
-  float acc[128];
+  float acc[256];
   for (int d = 0; d < D; ++d) acc[d] = 0.f;
   float sum = 0.f;
   for (int j = 0; j < n_keys; ++j) {
