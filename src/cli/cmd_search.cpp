@@ -103,7 +103,7 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   static bool energy = false;
   cmd->add_flag("--energy", energy,
-                "Also measure each timed config's power and energy (NVML, about 0.1-0.3 s more an evaluation; on with "
+                "Also measure each timed config's power and energy (NVML, about 0.15 s more an evaluation on an H200; on with "
                 "--objective energy or edp)");
   static std::string finalist_rounds = "auto";
   cmd->add_option("--finalist-rounds", finalist_rounds,

@@ -62,8 +62,9 @@ bool enough(const std::vector<double>& samples, const TimingOptions& o, Clock::t
 }
 
 // Mean board power (W) while `replay` runs back to back, from the energy counter: between two of its
-// updates (it steps every few to tens of milliseconds, so a window that starts and ends on a step measures
-// whole steps), at least energy_ms apart. The GPU is kept busy the whole time: at most kAhead replays are
+// steps (it steps on a fixed tick, 100 ms on an H200, so a window that starts and ends on a step measures
+// whole ticks), about energy_ms apart. About 1.5 ticks an evaluation: half a tick to the first step, one
+// tick to the next. The GPU is kept busy the whole time: at most kAhead replays are
 // queued, the host polling the counter while they run. nullopt where the counter is unavailable or did not
 // step within the bound.
 std::optional<double> mean_power_w(const std::function<void()>& replay, const gpu::Stream& s, double energy_ms) {
@@ -100,11 +101,21 @@ std::optional<double> mean_power_w(const std::function<void()>& replay, const gp
   const auto start_mj = meter.read_mj();
   std::optional<std::pair<uint64_t, Clock::time_point>> a, b;
   if (start_mj) a = next_step(*start_mj);
+  // b: the first step at least 90% of energy_ms after a. The counter steps on a fixed tick (100 ms on an
+  // H200), so a window of one tick ends at the tick after a, not one tick later; a step seen earlier than
+  // that (an irregular tick) only moves the reading on.
   if (a) {
-    const auto min_end = a->second + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double, std::milli>(energy_ms));
-    while (Clock::now() < min_end && Clock::now() < give_up) keep_busy();
-    if (const auto now_mj = meter.read_mj()) b = next_step(*now_mj);
+    auto last = *a;
+    while (Clock::now() < give_up) {
+      keep_busy();
+      const auto mj = meter.read_mj();
+      if (!mj) break;
+      if (*mj != last.first) last = {*mj, Clock::now()};
+      if (std::chrono::duration<double, std::milli>(last.second - a->second).count() >= 0.9 * energy_ms) {
+        b = last;
+        break;
+      }
+    }
   }
   s.synchronize();
   if (!a || !b || b->first <= a->first) return std::nullopt;
