@@ -229,6 +229,10 @@ def main():
                                   "launches_per_graph": r["launches"], "replays": r["reps"],
                                   "torch": torch.__version__,
                                   "cudnn": torch.backends.cudnn.version(), "device": dev})
+                kf = res.get(kforge_row(0), {})
+                if kf.get("ok") and "median_us" in kf and kf.get("config"):
+                    # the first kforge config timed beside it, so `kforge best` shows this run's ratio
+                    baselines[-1]["side_by_side"] = {"config": kf["config"], "kforge_us": kf["median_us"]}
         rows.append({"shape": shape, "results": res, "max_cross_diff": cross})
         print_row(shape, res, cross)
         del t, ref, outs

@@ -9,6 +9,7 @@
 #include "export/commands.hpp"
 #include "family/render.hpp"
 #include "util/shell_quote.hpp"
+#include "winner/baseline_ratio.hpp"
 #include "winner/current_results.hpp"
 #include "winner/refresh_command.hpp"
 
@@ -112,6 +113,7 @@ void add_best(CLI::App& app, Globals& g) {
     std::vector<Shape> elsewhere;  // shapes answered from another device's results than the local GPU's
     std::set<std::string> elsewhere_devices;
     size_t missing_energy = 0;  // shapes without a winner (by energy or edp: none measured energy)
+    size_t unpaired = 0;        // ratios from stored times, not timed beside the winner
     for (const auto& s : selected) {
       auto found = best_current(store, f, s, here.key, objective);
       if (!found && here.fallback) {
@@ -150,13 +152,15 @@ void add_best(CLI::App& app, Globals& g) {
         j["device"] = best->device.name;
         j["stale"] = found->stale;  // timed with an older kernel source: no result of the current one yet
         nlohmann::json base = nlohmann::json::object();
-        for (const auto& b : typical_baselines(store.baselines(f.name, s, best->device))) {
-          const double speedup = b.median_us / best->timing->median_us;
-          base[b.backend] = {{"median_us", b.median_us}, {"speedup", speedup}};
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "%s%s %.2fx", ratios.empty() ? "" : " ",
-                        b.backend.substr(b.backend.find('.') + 1).c_str(), speedup);
+        for (const BaselineRatio& b : baseline_ratios(store.baselines(f.name, s, best->device),
+                                                             to_json(complete_stored_config(f, best->config)),
+                                                             best->timing->median_us)) {
+          base[b.backend] = {{"median_us", b.median_us}, {"speedup", b.speedup}, {"side_by_side", b.side_by_side}};
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s%s %.2fx%s", ratios.empty() ? "" : " ",
+                        b.backend.substr(b.backend.find('.') + 1).c_str(), b.speedup, b.side_by_side ? "" : "*");
           ratios += buf;
+          if (!b.side_by_side) ++unpaired;
         }
         j["baselines"] = base;
         text["median_us"] = fmt_us(best->timing->median_us);
@@ -178,6 +182,9 @@ void add_best(CLI::App& app, Globals& g) {
     }
     print_table(table, json);
     if (!json && ncu) std::printf("%s", ncu_text.c_str());
+    if (!json && unpaired > 0)
+      std::printf("* ratio of stored times from separate runs, not timed beside this winner (tools/compare_torch.py "
+                  "--baselines-out records both)\n");
     if (objective != Objective::Time && missing_energy > 0)
       spdlog::warn("{} of {} shape(s) have no record with energy measured (the worker measures it through NVML); "
                    "no winner by {} for them", missing_energy, selected.size(), to_string(objective));
