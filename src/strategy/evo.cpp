@@ -46,7 +46,7 @@ class Evo final : public Strategy {
         opt_(parse_evo_settings(ctx.options)),
         sampler_(*ctx.space),
         rng_(make_rng(ctx.seed, "evo")),
-        model_(*ctx.space) {
+        model_(*ctx.space, opt_.surrogate_pairs) {
     rate_ = opt_.mutation_rate;
     const size_t initial = opt_.initial;
     screen_after_ = std::min(initial, opt_.population);  // the model needs a first generation to go by
@@ -292,6 +292,25 @@ class Evo final : public Strategy {
     }
   }
 
+  // Up to opt_.model_moves one-parameter moves of the best, over each parameter's whole range, ranked by the
+  // surrogate (pair_moves.hpp, single_moves); exact targets only, valid and never measured.
+  void add_model_moves(std::vector<Config>& gen) {
+    if (opt_.model_moves == 0 || !std::isfinite(population_.front().score) || model_.size() < screen_after_) return;
+    const double here = model_.predict(population_.front().idx);
+    auto accept = [&](const std::vector<int>& idx) {
+      if (opt_.model_gain && model_.predict(idx) >= here) return false;  // predicted no faster than the best
+      const Config c = space_.decode(idx);
+      return !seen_.contains(c) && space_.valid(c);
+    };
+    for (auto& idx : single_moves(population_.front().idx, sizes_,
+                                  [&](const std::vector<int>& i) { return model_.predict(i); }, accept,
+                                  opt_.model_moves)) {
+      Config c = space_.decode(idx);
+      seen_.insert(c);
+      gen.push_back(std::move(c));
+    }
+  }
+
   // Up to opt_.pairs pair moves around the best opt_.pair_centers members, shared out in rank order
   // (pair_moves.hpp), once the best has stalled for opt_.pair_after generations: its one-parameter
   // neighbourhood (elite children, polls) has had its chance by then. They take places of bred
@@ -370,6 +389,7 @@ class Evo final : public Strategy {
       for (size_t e = 0; e < opt_.elite && e < population_.size(); ++e)
         if (std::isfinite(population_[e].score) && !add_nearest(population_[e].idx, gen)) break;
       add_polls(gen);
+      add_model_moves(gen);
       add_pairs(gen);
       // Random immigrants once the best has stalled for opt_.immigrate_after generations, one
       // more per further such stretch, up to half a generation. A converged population

@@ -40,4 +40,25 @@ std::vector<std::vector<int>> pair_moves(const std::vector<int>& center, const s
   return out;
 }
 
+std::vector<std::vector<int>> single_moves(const std::vector<int>& center, const std::vector<size_t>& sizes,
+                                           const IdxRank& rank, const IdxCheck& accept, size_t k) {
+  std::vector<std::pair<double, std::vector<int>>> moves;
+  std::vector<int> t = center;
+  for (size_t i = 0; i < center.size(); ++i) {
+    for (int v = 0; v < static_cast<int>(sizes[i]); ++v) {
+      if (v == center[i]) continue;
+      t[i] = v;
+      moves.emplace_back(rank ? rank(t) : 0.0, t);
+    }
+    t[i] = center[i];
+  }
+  std::stable_sort(moves.begin(), moves.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<int>> out;
+  for (auto& m : moves) {
+    if (out.size() >= k) break;
+    if (accept(m.second)) out.push_back(std::move(m.second));
+  }
+  return out;
+}
+
 }  // namespace kf::strategy_detail

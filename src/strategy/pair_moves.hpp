@@ -22,4 +22,11 @@ using IdxRank = std::function<double(const std::vector<int>&)>;
 std::vector<std::vector<int>> pair_moves(const std::vector<int>& center, const std::vector<size_t>& sizes,
                                          size_t span, const IdxRank& rank, const IdxCheck& accept, size_t k);
 
+// Up to k targets: center with one parameter moved to any other of its values, lowest rank first, among
+// those `accept` takes. A parameter's good values need not neighbour the center's (a block size of 128 two
+// octaves from 256, its 16-step range between), so the surrogate, which has seen each value elsewhere,
+// ranks the whole range.
+std::vector<std::vector<int>> single_moves(const std::vector<int>& center, const std::vector<size_t>& sizes,
+                                           const IdxRank& rank, const IdxCheck& accept, size_t k);
+
 }  // namespace kf::strategy_detail
