@@ -12,6 +12,9 @@
 // are left out while others remain) and repair (such a value is taken only where nothing
 // else is near).
 //
+// Each generation also takes the best config's most promising one-parameter moves over each
+// parameter's whole range, ranked by the surrogate (model moves): a good value may lie octaves
+// from the best's (block 128 against 256 with 16 sizes between), where mutation rarely jumps.
 // A run that stalls restarts its population elsewhere (restart.hpp), keeping pair moves around
 // its best. Options (ctx.options): evo_settings.hpp.
 #include <algorithm>
@@ -46,7 +49,7 @@ class Evo final : public Strategy {
         opt_(parse_evo_settings(ctx.options)),
         sampler_(*ctx.space),
         rng_(make_rng(ctx.seed, "evo")),
-        model_(*ctx.space, opt_.surrogate_pairs) {
+        model_(*ctx.space) {
     rate_ = opt_.mutation_rate;
     const size_t initial = opt_.initial;
     screen_after_ = std::min(initial, opt_.population);  // the model needs a first generation to go by
@@ -296,9 +299,7 @@ class Evo final : public Strategy {
   // surrogate (pair_moves.hpp, single_moves); exact targets only, valid and never measured.
   void add_model_moves(std::vector<Config>& gen) {
     if (opt_.model_moves == 0 || !std::isfinite(population_.front().score) || model_.size() < screen_after_) return;
-    const double here = model_.predict(population_.front().idx);
     auto accept = [&](const std::vector<int>& idx) {
-      if (opt_.model_gain && model_.predict(idx) >= here) return false;  // predicted no faster than the best
       const Config c = space_.decode(idx);
       return !seen_.contains(c) && space_.valid(c);
     };

@@ -34,9 +34,7 @@ struct EvoSettings {
   size_t pairs, pair_span, pair_after, pair_centers;
   size_t restart_after, restart_away;
   bool restart_pairs, restart_alternate;
-  bool surrogate_pairs;
-  size_t model_moves;
-  bool model_gain;  // model moves only where the surrogate predicts them faster than the best  // one-parameter moves of the best over each parameter's whole range, by the surrogate  // the surrogate's pairwise interaction terms (surrogate.hpp)
+  size_t model_moves;  // one-parameter moves of the best over each parameter's whole range, by the surrogate  // one-parameter moves of the best over each parameter's whole range, by the surrogate  // the surrogate's pairwise interaction terms (surrogate.hpp)
 };
 
 // Throws std::invalid_argument on an unknown option or a value out of its range.

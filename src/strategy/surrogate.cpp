@@ -4,11 +4,8 @@
 
 namespace kf::strategy_detail {
 
-AdditiveSurrogate::AdditiveSurrogate(const SearchSpace& space, bool pairs) : pairs_(pairs) {
+AdditiveSurrogate::AdditiveSurrogate(const SearchSpace& space) {
   for (const auto& p : space.params()) cells_.emplace_back(p.values.size());
-  if (pairs_)
-    for (size_t p = 0; p < cells_.size(); ++p)
-      for (size_t q = p + 1; q < cells_.size(); ++q) pair_cells_.emplace_back(cells_[p].size() * cells_[q].size());
 }
 
 void AdditiveSurrogate::add(const std::vector<int>& idx, const std::optional<double>& time_us) {
@@ -22,32 +19,16 @@ void AdditiveSurrogate::add(const std::vector<int>& idx, const std::optional<dou
   } else {
     ++failed_;
   }
-  auto count = [&](Cell& c) {
+  for (size_t p = 0; p < idx.size(); ++p) {
+    if (idx[p] < 0 || static_cast<size_t>(idx[p]) >= cells_[p].size()) continue;
+    Cell& c = cells_[p][static_cast<size_t>(idx[p])];
     if (ok) {
       c.log_sum += l;
       ++c.measured;
     } else {
       ++c.failed;
     }
-  };
-  auto in_range = [&](size_t p) { return idx[p] >= 0 && static_cast<size_t>(idx[p]) < cells_[p].size(); };
-  for (size_t p = 0; p < idx.size(); ++p)
-    if (in_range(p)) count(cells_[p][static_cast<size_t>(idx[p])]);
-  if (!pairs_) return;
-  size_t k = 0;
-  for (size_t p = 0; p < idx.size(); ++p)
-    for (size_t q = p + 1; q < idx.size(); ++q, ++k)
-      if (in_range(p) && in_range(q))
-        count(pair_cells_[k][static_cast<size_t>(idx[p]) * cells_[q].size() + static_cast<size_t>(idx[q])]);
-}
-
-// Value v of parameter p: its shrunk deviation from the mean.
-double AdditiveSurrogate::value_dev(size_t p, int v, double mean, double fail) const {
-  if (v < 0 || static_cast<size_t>(v) >= cells_[p].size()) return 0;
-  const Cell& c = cells_[p][static_cast<size_t>(v)];
-  const double n = static_cast<double>(c.measured + c.failed);
-  if (n == 0) return 0;
-  return n / (n + kShrink) * ((c.log_sum + static_cast<double>(c.failed) * fail) / n - mean);
+  }
 }
 
 double AdditiveSurrogate::failure_log() const { return worst_log_ + std::log(2.0); }
@@ -56,22 +37,15 @@ double AdditiveSurrogate::predict(const std::vector<int>& idx) const {
   if (size() == 0 || idx.size() != cells_.size()) return 0;
   const double fail = failure_log();
   const double mean = (log_sum_ + static_cast<double>(failed_) * fail) / static_cast<double>(size());
-  std::vector<double> dev(idx.size());
   double out = mean;
-  for (size_t p = 0; p < idx.size(); ++p) out += dev[p] = value_dev(p, idx[p], mean, fail);
-  if (!pairs_) return out;
-  size_t k = 0;
-  for (size_t p = 0; p < idx.size(); ++p)
-    for (size_t q = p + 1; q < idx.size(); ++q, ++k) {
-      if (idx[p] < 0 || idx[q] < 0 || static_cast<size_t>(idx[p]) >= cells_[p].size() ||
-          static_cast<size_t>(idx[q]) >= cells_[q].size())
-        continue;
-      const Cell& c = pair_cells_[k][static_cast<size_t>(idx[p]) * cells_[q].size() + static_cast<size_t>(idx[q])];
-      const double n = static_cast<double>(c.measured + c.failed);
-      if (n == 0) continue;
-      const double cell_mean = (c.log_sum + static_cast<double>(c.failed) * fail) / n;
-      out += n / (n + kPairShrink) * (cell_mean - (mean + dev[p] + dev[q]));
-    }
+  for (size_t p = 0; p < idx.size(); ++p) {
+    if (idx[p] < 0 || static_cast<size_t>(idx[p]) >= cells_[p].size()) continue;
+    const Cell& c = cells_[p][static_cast<size_t>(idx[p])];
+    const double n = static_cast<double>(c.measured + c.failed);
+    if (n == 0) continue;
+    const double value_mean = (c.log_sum + static_cast<double>(c.failed) * fail) / n;
+    out += n / (n + kShrink) * (value_mean - mean);
+  }
   return out;
 }
 

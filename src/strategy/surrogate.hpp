@@ -14,9 +14,7 @@ namespace kf::strategy_detail {
 
 class AdditiveSurrogate {
  public:
-  // pairs: also an interaction term per pair of parameters (each pair cell's mean deviation from what the
-  // two values' own deviations predict, shrunk toward 0 while the cell has few measurements).
-  explicit AdditiveSurrogate(const SearchSpace& space, bool pairs = false);
+  explicit AdditiveSurrogate(const SearchSpace& space);
   // idx: SearchSpace::encode(config); time_us: nullopt for a failed config.
   void add(const std::vector<int>& idx, const std::optional<double>& time_us);
   size_t size() const { return measured_ + failed_; }
@@ -29,16 +27,12 @@ class AdditiveSurrogate {
     size_t measured = 0, failed = 0;
   };
   double failure_log() const;
-  double value_dev(size_t p, int v, double mean, double fail) const;
   std::vector<std::vector<Cell>> cells_;  // [parameter][value]
-  bool pairs_ = false;
-  std::vector<std::vector<Cell>> pair_cells_;  // [pair p<q in row order][value_p * |q| + value_q]
   double log_sum_ = 0, worst_log_ = 0;
   size_t measured_ = 0, failed_ = 0;
   // A value's deviation counts n / (n + kShrink) of its mean: one lucky config does not
   // make a value look best.
   static constexpr double kShrink = 2.0;
-  static constexpr double kPairShrink = 4.0;
 };
 
 }  // namespace kf::strategy_detail
