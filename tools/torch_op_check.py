@@ -3,8 +3,9 @@
 
 Exports the stored sdpa_fwd winner of a shape with --torch (from a copy of the database: export may
 re-gate a stale winner), builds and loads the op with the generated torch/load.py, then
-  1. compares kforge::sdpa_fwd with F.scaled_dot_product_attention (fp64 math on the same inputs)
-     within the family spec's tolerance for the dtype;
+  1. compares kforge::sdpa_fwd with F.scaled_dot_product_attention (fp64 math on the same inputs; K/V
+     heads repeated for grouped-query shapes, causal aligned bottom-right where S != Skv, as
+     tools/compare_torch.py does) within the family spec's tolerance for the dtype;
   2. checks its refusals (wrong dtype, a non-contiguous input, a CPU tensor, mismatched shapes);
   3. captures it in a torch.cuda.CUDAGraph, changes the inputs in place, replays, and checks again;
   4. runs it inside torch.compile(fullgraph=True) and compares with the eager result;
@@ -14,6 +15,7 @@ Exit 0: every check passed; 1: one failed; 77: skipped (no torch, no CUDA device
 
   python3 tools/torch_op_check.py --kforge build/kforge --db results.db \\
       --shape B=4,H=16,S=1024,D=64,causal=0,dtype=f16 [--out DIR] [--json-out timing.json]
+  (grouped-query and KV-cache shapes too: --shape B=1,H=32,Hkv=8,S=512,Skv=4096,D=128,causal=1,dtype=bf16)
 """
 import argparse
 import importlib.util
@@ -26,6 +28,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import compare_torch as ct  # noqa: E402
 import kfexport as kx  # noqa: E402
 
 SKIP = 77
@@ -35,11 +38,6 @@ SPEC = os.path.join(HERE, "..", "search_spaces", "sdpa_fwd.json")
 def skip(reason):
     print(f"SKIPPED: {reason}")
     sys.exit(SKIP)
-
-
-def parse_shape(text):
-    s = dict(kv.split("=", 1) for kv in text.split(","))
-    return {k: (v if k == "dtype" else int(v)) for k, v in s.items()}
 
 
 def export_with_torch(kforge, db, shape_text, out):
@@ -87,13 +85,6 @@ class Checks:
         self.expect(False, f"refuses {name}: it ran")
 
 
-def reference(q, k, v, causal):
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel([SDPBackend.MATH]):
-        return F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
-
-
 def check_graph_and_compile(c, op, q, k, v, causal, tol):
     import torch
     # A CUDA graph: warm up on a side stream, capture, then new inputs in place and replay.
@@ -110,7 +101,7 @@ def check_graph_and_compile(c, op, q, k, v, causal, tol):
         x.copy_(torch.rand_like(x) * 2 - 1)
     g.replay()
     torch.cuda.synchronize()
-    c.within("CUDA graph replay on new inputs", out_graph, reference(q, k, v, causal), tol)
+    c.within("CUDA graph replay on new inputs", out_graph, ct.reference_fp64(q, k, v, causal), tol)
     # torch.compile: the Meta impl gives the shapes, the graph keeps the op (fullgraph: no break).
     eager = op(q, k, v, causal)
 
@@ -136,10 +127,11 @@ def timing_table(op, man, export_dir, q, k, v, causal, flops):
     raw = {"Q": q, "K": k, "V": v, "O": torch.empty_like(q)}
     fns = {"kforge op": lambda: op(q, k, v, causal),
            "kforge raw": kx.launcher(kx.Driver(), man, export_dir, raw)}
+    kw = ct.sdpa_args(q, k, causal)  # grouped-query heads, causal aligned bottom-right
     for name, be in (("torch.flash", SDPBackend.FLASH_ATTENTION), ("torch.cudnn", SDPBackend.CUDNN_ATTENTION)):
         def run(be=be):
             with sdpa_kernel([be]):
-                F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                F.scaled_dot_product_attention(q, k, v, **kw)
         try:
             run()
             fns[name] = run
@@ -171,7 +163,7 @@ def main():
     if not torch.cuda.is_available():
         skip("torch sees no CUDA device")
     kforge = kx.find_kforge(args.kforge, "torch_op_check")
-    shape = parse_shape(args.shape)
+    shape = ct.full(ct.parse_shape(args.shape))
     with open(SPEC) as f:
         tol = json.load(f)["tolerance"]
     tol = tol.get(shape["dtype"], tol["default"])
@@ -185,18 +177,20 @@ def main():
     c = Checks()
     causal = bool(shape["causal"])
     dims = (shape["B"], shape["H"], shape["S"], shape["D"])
+    kv_dims = (shape["B"], shape["Hkv"], shape["Skv"], shape["D"])
     g = torch.Generator(device="cuda").manual_seed(1)
-    q, k, v = ((torch.rand(dims, device="cuda", generator=g) * 2 - 1).to(kx.torch_dtype(shape["dtype"]))
-               for _ in range(3))
+    q, k, v = ((torch.rand(d, device="cuda", generator=g) * 2 - 1).to(kx.torch_dtype(shape["dtype"]))
+               for d in (dims, kv_dims, kv_dims))
     out_op = op(q, k, v, causal)
     torch.cuda.synchronize()
-    c.within("kforge::sdpa_fwd vs F.scaled_dot_product_attention (fp64)", out_op, reference(q, k, v, causal), tol)
+    c.within("kforge::sdpa_fwd vs F.scaled_dot_product_attention (fp64)", out_op,
+             ct.reference_fp64(q, k, v, causal), tol)
     c.expect(out_op.shape == q.shape and out_op.dtype == q.dtype, f"output {tuple(out_op.shape)} {out_op.dtype}")
     c.refuses("a float32 input", lambda: op(q.float(), k.float(), v.float(), causal), "the kernel takes")
     c.refuses("a non-contiguous input", lambda: op(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal),
               "contiguous")
     c.refuses("a CPU tensor", lambda: op(q, k.cpu(), v, causal), "CUDA")
-    c.refuses("mismatched shapes", lambda: op(q, k[:, :, : dims[2] // 2].contiguous(), v, causal), "K.size(2)")
+    c.refuses("mismatched shapes", lambda: op(q, k[:, :, : kv_dims[2] // 2].contiguous(), v, causal), "size(2)")
     check_graph_and_compile(c, op, q, k, v, causal, tol)
     res = timing_table(op, man, export_dir, q, k, v, causal, man["flops"])
     if args.json_out:
