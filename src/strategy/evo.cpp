@@ -23,6 +23,7 @@
 
 #include "strategy/common.hpp"
 #include "strategy/evo_settings.hpp"
+#include "strategy/mutation.hpp"
 #include "strategy/pair_moves.hpp"
 #include "strategy/pattern.hpp"
 #include "strategy/restart.hpp"
@@ -153,48 +154,7 @@ class Evo final : public Strategy {
     return population_[best];
   }
 
-  // Moves k distinct parameters. An ordered one usually takes a neighbouring value; with
-  // probability opt_.jump it takes any value instead, because performance is often not smooth
-  // in a parameter (a power-of-two block size beats both of its neighbours). A categorical
-  // one always takes any other value: its order means nothing.
-  // The values parameter p may move to from `from`, with their prior weights: every other
-  // value of positive weight (weight 0 only where no other value has any).
-  std::vector<std::pair<int, double>> targets(size_t p, int from) const {
-    const ParamSpec& spec = space_.params()[p];
-    std::vector<std::pair<int, double>> out;
-    for (size_t v = 0; v < spec.values.size(); ++v)
-      if (static_cast<int>(v) != from && !tried_last(spec, v)) out.emplace_back(static_cast<int>(v), spec.weight(v));
-    if (out.empty())
-      for (size_t v = 0; v < spec.values.size(); ++v)
-        if (static_cast<int>(v) != from) out.emplace_back(static_cast<int>(v), 1.0);
-    return out;
-  }
-
-  void mutate(std::vector<int>& idx, size_t k) {
-    std::vector<size_t> movable;
-    for (size_t i = 0; i < idx.size(); ++i)
-      if (!targets(i, idx[i]).empty()) movable.push_back(i);
-    std::shuffle(movable.begin(), movable.end(), rng_);
-    if (movable.size() > k) movable.resize(k);
-    std::bernoulli_distribution coin_jump(opt_.jump);
-    for (size_t p : movable) {
-      const auto to = targets(p, idx[p]);
-      if (categorical_[p] || coin_jump(rng_)) {
-        std::vector<double> w;
-        for (const auto& t : to) w.push_back(t.second);
-        idx[p] = to[std::discrete_distribution<size_t>(w.begin(), w.end())(rng_)].first;
-      } else {
-        // The nearest allowed value below or above, either side equally likely.
-        int below = -1, above = -1;
-        for (const auto& t : to) {
-          if (t.first < idx[p]) below = t.first;
-          if (t.first > idx[p] && above < 0) above = t.first;
-        }
-        bool up = below < 0 || (above >= 0 && std::bernoulli_distribution(0.5)(rng_));
-        idx[p] = up ? above : below;
-      }
-    }
-  }
+  void mutate(std::vector<int>& idx, size_t k) { mutate_params(space_, categorical_, opt_.jump, idx, k, rng_); }
 
   // A child's index vector: crossover of two tournament winners (or a copy of one), then a
   // mutation of one or two parameters unless crossover alone produced something new.
