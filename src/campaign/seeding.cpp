@@ -50,6 +50,14 @@ std::vector<Config> seed_configs(const Store& store, const Family& family, const
     for (const auto& c : family.defaults) add(c);
     return seeds;
   }
+  // A shape searched here before: the defaults it never measured lead. A re-search takes half a generation of
+  // seeds, and in the turns below the defaults give one a round, so a default added after the shape's first
+  // search (the decode defaults, for the decode shapes) was reached only once every default ahead of it had
+  // been, and the neighbours' winners took the other places.
+  const std::set<std::string> measured = store.evaluated_config_keys(family.name, shape, device);
+  if (!measured.empty())
+    for (const auto& d : family.defaults)
+      if (!measured.count(to_string(complete_stored_config(family, d)))) add(d);
   auto configs_of = [](const std::vector<EvaluationRecord>& results) {
     std::vector<Config> out;
     for (const auto& r : results) out.push_back(r.config);

@@ -13,7 +13,8 @@ Seeding parse_seeding(const std::string& name);  // throws std::invalid_argument
 // Seed configs without duplicates, taken in turns (one new config from each source per round)
 // from these sources, in this order: the best stored results for this shape on this device, for
 // the nearest other shape on this device, for this shape on other devices, the family's
-// defaults, and the next two nearest shapes. Configs invalid for this shape are dropped.
+// defaults, and the next two nearest shapes. Where this shape has results on this device, the
+// defaults it never measured come first. Configs invalid for this shape are dropped.
 // Seeding::defaults keeps only the defaults, Seeding::none returns nothing.
 std::vector<Config> seed_configs(const Store& store, const Family& family, const Shape& shape,
                                  const DeviceKey& device, const SearchSpace& space,

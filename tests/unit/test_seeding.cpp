@@ -57,6 +57,7 @@ TEST_F(SeedingFixture, StoredShapeThenNearestShapeThenOtherDevicesThenDefaultsTh
   record(cfg(64, 1, "plain"), shape("N=8192,dtype=f16"), kH100, 2.0);         // near: 2^1 away
   record(cfg(64, 2, "plain"), target, kL4, 3.0);                             // same shape, other GPU
   record(cfg(256, 2, "unrolled"), target, kH100, 5.0);                       // same shape and GPU
+  record(family.defaults.at(0), target, kH100, 9.0);                         // the default, measured here too
   record(cfg(64, 4, "plain"), shape("N=4096,dtype=f32"), kH100, 0.5);        // other dtype: no relation
   const auto s = seeds(target, Seeding::store);
   const std::vector<Config> expected = {cfg(256, 2, "unrolled"), cfg(64, 1, "plain"),
@@ -100,11 +101,28 @@ TEST_F(SeedingFixture, DefaultsOnlyAndNone) {
 
 namespace {
 
+TEST_F(SeedingFixture, AReSearchedShapeTriesTheDefaultsItNeverMeasuredFirst) {
+  const Shape target = shape("N=4096,dtype=f16");
+  const Config def = family.defaults.at(0);
+  record(cfg(64, 1, "plain"), shape("N=8192,dtype=f16"), kH100, 1.0);  // the nearest shape's winner
+  record(cfg(256, 4, "unrolled"), target, kH100, 4.0);                // searched here before, not the default
+  // the default it never measured leads; then the turns as before (which put it after the nearest winner)
+  EXPECT_EQ(seeds(target, Seeding::store), (std::vector<Config>{def, cfg(256, 4, "unrolled"), cfg(64, 1, "plain")}));
+  // once measured, the turns alone
+  record(def, target, kH100, 5.0);
+  EXPECT_EQ(seeds(target, Seeding::store), (std::vector<Config>{cfg(256, 4, "unrolled"), cfg(64, 1, "plain"), def}));
+  // results on another device only: a new shape here, the turns alone
+  const Shape other = shape("N=2048,dtype=f16");
+  record(cfg(128, 4, "plain"), other, kL4, 1.0);
+  EXPECT_EQ(seeds(other, Seeding::store).front(), cfg(256, 4, "unrolled"));  // N=4096's winner, the nearest
+}
+
 TEST_F(SeedingFixture, AConfigStoredBeforeAParameterExistedTakesItsFirstValue) {
   const Shape target = shape("N=4096,dtype=f16");
   const Config old = {{"BLOCK", int64_t{256}}, {"VEC", int64_t{2}}};  // recorded before MODE existed
   EXPECT_EQ(complete_stored_config(family, old), cfg(256, 2, "plain"));
   record(old, target, kH100, 1.0);
+  record(family.defaults.at(0), target, kH100, 9.0);  // (measured, so it does not lead)
   EXPECT_EQ(seeds(target, Seeding::store).front(), cfg(256, 2, "plain"));
 }
 
