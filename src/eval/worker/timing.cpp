@@ -101,9 +101,7 @@ std::optional<double> mean_power_w(const std::function<void()>& replay, const gp
   const auto start_mj = meter.read_mj();
   std::optional<std::pair<uint64_t, Clock::time_point>> a, b;
   if (start_mj) a = next_step(*start_mj);
-  // b: the first step at least 90% of energy_ms after a. The counter steps on a fixed tick (100 ms on an
-  // H200), so a window of one tick ends at the tick after a, not one tick later; a step seen earlier than
-  // that (an irregular tick) only moves the reading on.
+  // b: the first step at least 90% of energy_ms after a (an earlier, irregular step only moves the reading on).
   if (a) {
     auto last = *a;
     while (Clock::now() < give_up) {
