@@ -213,6 +213,12 @@ size_t DataSet::device_bytes() const {
   return n;
 }
 
+size_t DataSet::host_bytes() const {
+  size_t n = 0;
+  for (const BufferSlot& s : slots_) n += s.pristine_host.size() + s.reference.size() * sizeof(float);
+  return n;
+}
+
 std::string describe(const gpu::LaunchDims& d) {
   auto tri = [](const std::array<unsigned, 3>& v) {
     return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";

@@ -74,6 +74,7 @@ class DataSet {
   std::vector<BufferSlot>& slots() { return slots_; }
   const std::vector<BufferSlot>& slots() const { return slots_; }
   size_t device_bytes() const;
+  size_t host_bytes() const;  // pristine inputs and reference outputs kept on the host
   const Shape& shape() const { return shape_; }
 
  private:

@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "eval/worker/gate.hpp"
 #include "eval/worker/timing.hpp"
 #include "gpu/check.hpp"
@@ -15,7 +17,15 @@ namespace kf {
 
 namespace {
 
-constexpr size_t kMaxDataSets = 16;
+// Gate data stays cached up to half of the device memory free at start (the rest is for the candidates'
+// scratch and for other processes on the device) and a quarter of the host's memory.
+DatasetCache<DataSet>::Budget dataset_budget() {
+  DatasetCache<DataSet>::Budget b;
+  b.device_bytes = gpu::memory_info().first / 2;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  b.host_bytes = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 4 : size_t{4} << 30;
+  return b;
+}
 
 // The trusted reference misbehaved: nothing the candidate did, so not wrong_result.
 struct ReferenceError : std::runtime_error {
@@ -87,11 +97,7 @@ struct Evaluator::Candidate {
   cudaKernel_t kernel = nullptr;
 };
 
-Evaluator::Evaluator(DeviceLimits dev) : dev_(std::move(dev)) {
-  // Gate data stays cached up to half of the memory free at start; the rest is for the
-  // candidates' scratch and for other processes on the device.
-  dataset_budget_ = gpu::memory_info().first / 2;
-}
+Evaluator::Evaluator(DeviceLimits dev) : dev_(std::move(dev)), datasets_(dataset_budget()) {}
 
 Evaluator::~Evaluator() = default;
 
@@ -128,11 +134,7 @@ std::shared_ptr<DataSet> Evaluator::dataset(const Family& f, const std::string& 
   std::snprintf(scale, sizeof scale, "%.17g", input_scale);
   const std::string key = f.spec_hash + "|" + f.spec_path.string() + "|" + ref_cubin_path + "|" + to_string(s) +
                           "|" + scale + "|" + std::to_string(seed);
-  for (auto it = datasets_.begin(); it != datasets_.end(); ++it) {
-    if (it->first != key) continue;
-    datasets_.splice(datasets_.begin(), datasets_, it);
-    return datasets_.front().second;
-  }
+  if (auto hit = datasets_.find(key)) return hit;
 
   const cudaKernel_t ref = reference_kernel(f, ref_cubin_path);
   auto ds = std::make_shared<DataSet>(f, s, input_scale, seed, dev_, stream_);
@@ -141,14 +143,7 @@ std::shared_ptr<DataSet> Evaluator::dataset(const Family& f, const std::string& 
   const ArgPack args = ds->pack(f.reference.args, scope);
   if (auto err = ds->run_reference(ref, dims_of(resolve_launch(f.reference.launch, scope)), args, dev_))
     throw ReferenceError(*err);
-
-  datasets_.emplace_front(key, ds);
-  size_t total = 0;
-  for (const auto& e : datasets_) total += e.second->device_bytes();
-  while (datasets_.size() > 1 && (total > dataset_budget_ || datasets_.size() > kMaxDataSets)) {
-    total -= datasets_.back().second->device_bytes();
-    datasets_.pop_back();  // freed once no evaluation holds it
-  }
+  datasets_.add(key, ds, ds->device_bytes(), ds->host_bytes());
   return ds;
 }
 

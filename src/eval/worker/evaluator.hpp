@@ -2,12 +2,12 @@
 // gate shape its constraints admit, then time it on the campaign shape and check the timed
 // launches' output again. Families, reference cubins and gate data are cached across requests.
 #pragma once
-#include <list>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "eval/worker/dataset.hpp"
+#include "eval/worker/dataset_cache.hpp"
 #include "eval/protocol.hpp"
 #include "eval/worker/request_loop.hpp"
 #include "gpu/buffer.hpp"
@@ -45,8 +45,7 @@ class Evaluator : public RequestHandler {
   gpu::Stream stream_;
   std::map<std::string, Family> families_;
   std::map<std::string, std::unique_ptr<gpu::Library>> references_;
-  std::list<std::pair<std::string, std::shared_ptr<DataSet>>> datasets_;  // most recent first
-  size_t dataset_budget_ = 0;
+  DatasetCache<DataSet> datasets_;
   std::unique_ptr<gpu::DeviceBuffer> flush_;
 };
 

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "eval/stats.hpp"
+#include "eval/worker/energy_window.hpp"
 #include "gpu/check.hpp"
-#include "gpu/energy_meter.hpp"
 #include "gpu/graph.hpp"
 
 namespace kf {
@@ -59,66 +59,6 @@ bool enough(const std::vector<double>& samples, const TimingOptions& o, Clock::t
   if (n >= static_cast<size_t>(std::max(o.max_reps, 1))) return true;
   if (n >= 3 && Clock::now() >= deadline) return true;
   return n >= static_cast<size_t>(std::max(o.min_reps, 1)) && ci_within(summarize(samples), o.target_rel_ci);
-}
-
-// Mean board power (W) while `replay` runs back to back, from the energy counter: between two of its
-// steps (it steps on a fixed tick, 100 ms on an H200, so a window that starts and ends on a step measures
-// whole ticks), about energy_ms apart. About 1.5 ticks an evaluation: half a tick to the first step, one
-// tick to the next. The GPU is kept busy the whole time: at most kAhead replays are
-// queued, the host polling the counter while they run. nullopt where the counter is unavailable or did not
-// step within the bound.
-std::optional<double> mean_power_w(const std::function<void()>& replay, const gpu::Stream& s, double energy_ms) {
-  if (energy_ms <= 0) return std::nullopt;  // not asked for: NVML is not even loaded
-  static const gpu::EnergyMeter meter;  // one GPU a worker
-  static const bool said = [] {
-    if (!meter.available()) std::cerr << "kforge worker: energy not measured: " << meter.why_not() << "\n";
-    return true;
-  }();
-  (void)said;
-  if (!meter.available()) return std::nullopt;
-  constexpr int kAhead = 4;
-  std::vector<gpu::Event> queued(kAhead);
-  int issued = 0;
-  auto keep_busy = [&] {  // one more replay, once the one kAhead back has finished
-    gpu::Event& e = queued[issued % kAhead];
-    if (issued >= kAhead) e.synchronize();
-    replay();
-    e.record(s);
-    ++issued;
-  };
-  const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double, std::milli>(3 * energy_ms + 300));
-  // the next step of the counter after `from`, with its time; nullopt past give_up
-  auto next_step = [&](uint64_t from) -> std::optional<std::pair<uint64_t, Clock::time_point>> {
-    while (Clock::now() < give_up) {
-      keep_busy();
-      const auto mj = meter.read_mj();
-      if (!mj) return std::nullopt;
-      if (*mj != from) return std::make_pair(*mj, Clock::now());
-    }
-    return std::nullopt;
-  };
-  const auto start_mj = meter.read_mj();
-  std::optional<std::pair<uint64_t, Clock::time_point>> a, b;
-  if (start_mj) a = next_step(*start_mj);
-  // b: the first step at least 90% of energy_ms after a (an earlier, irregular step only moves the reading on).
-  if (a) {
-    auto last = *a;
-    while (Clock::now() < give_up) {
-      keep_busy();
-      const auto mj = meter.read_mj();
-      if (!mj) break;
-      if (*mj != last.first) last = {*mj, Clock::now()};
-      if (std::chrono::duration<double, std::milli>(last.second - a->second).count() >= 0.9 * energy_ms) {
-        b = last;
-        break;
-      }
-    }
-  }
-  s.synchronize();
-  if (!a || !b || b->first <= a->first) return std::nullopt;
-  const double ms = std::chrono::duration<double, std::milli>(b->second - a->second).count();
-  return ms > 0 ? std::optional<double>(static_cast<double>(b->first - a->first) / ms) : std::nullopt;  // mJ/ms = W
 }
 
 }  // namespace
