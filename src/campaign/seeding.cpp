@@ -8,7 +8,15 @@
 
 namespace kf {
 
-double shape_distance(const Family& family, const Shape& a, const Shape& b) {
+double shape_distance(const Family& family, const Shape& shape_a, const Shape& shape_b) {
+  // Stored shapes leave out the dims at their defaults: compare them with every dim filled in.
+  Shape a, b;
+  try {
+    a = full_shape(family, shape_a);
+    b = full_shape(family, shape_b);
+  } catch (const std::exception&) {  // a stored shape the spec no longer accepts is no neighbour
+    return std::numeric_limits<double>::infinity();
+  }
   double d = 0;
   for (const auto& dim : family.dims) {
     auto ia = a.find(dim.name), ib = b.find(dim.name);

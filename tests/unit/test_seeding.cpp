@@ -2,6 +2,7 @@
 // devices and the family's defaults, in turns; `--seeding defaults|none` narrows that.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "campaign/seeding.hpp"
@@ -127,3 +128,17 @@ TEST_F(SeedingFixture, AConfigStoredBeforeAParameterExistedTakesItsFirstValue) {
 }
 
 }  // namespace
+
+// Stored shapes leave out the dims at their defaults (sdpa_fwd's Hkv and Skv): the distance is between the
+// shapes with every dim filled in, so two square attention shapes are neighbours, and a grouped-query shape is
+// near the square one it grew from.
+TEST(ShapeDistance, DimsAtTheirDefaultsCountAsGiven) {
+  const Family sdpa = load_family(fs::path(KFORGE_SOURCE_DIR) / "search_spaces" / "sdpa_fwd.json");
+  const Shape square = parse_shape(sdpa, "B=8,H=32,S=1024,D=128,causal=1,dtype=bf16");
+  const Shape longer = parse_shape(sdpa, "B=8,H=32,S=4096,D=128,causal=1,dtype=bf16");
+  const Shape gqa = parse_shape(sdpa, "B=8,H=32,Hkv=8,S=1024,D=128,causal=1,dtype=bf16");
+  ASSERT_EQ(square.count("Hkv"), 0u);  // left out at its default
+  EXPECT_DOUBLE_EQ(shape_distance(sdpa, square, longer), 4.0);  // log2(4096 / 1024) over S and over Skv
+  EXPECT_DOUBLE_EQ(shape_distance(sdpa, square, gqa), 2.0);     // log2(32 / 8) over Hkv
+  EXPECT_TRUE(std::isinf(shape_distance(sdpa, square, parse_shape(sdpa, "B=8,H=32,S=1024,D=128,causal=0,dtype=bf16"))));
+}
