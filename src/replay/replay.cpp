@@ -45,7 +45,7 @@ class RecordedEvaluator final : public LoopEvaluator {
     if (wait.count() == 0 || fifo_.empty()) return {};
     const RecordedPoint* p = fifo_.front();
     fifo_.pop_front();
-    return {{{p->config, p->time_us}, p->time_us ? "ok" : "failed", 0}};
+    return {{{p->config, p->time_us}, p->time_us ? "ok" : "failed", 0, p->time_us}};
   }
 
  private:
