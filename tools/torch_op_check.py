@@ -10,7 +10,10 @@ re-gate a stale winner), builds and loads the op with the generated torch/load.p
   3. captures it in a torch.cuda.CUDAGraph, changes the inputs in place, replays, and checks again;
   4. runs it inside torch.compile(fullgraph=True) and compares with the eager result;
   5. times it (CUDA-graph replay, tools/kfexport.py) next to the same kernel launched raw from its
-     cubin and torch's flash and cuDNN backends (torch.nn.attention.sdpa_kernel), as a table.
+     cubin and torch's flash and cuDNN backends (torch.nn.attention.sdpa_kernel), as a table;
+  6. for prefill shapes (S == Skv), puts it in a small model block, q/k/v projections, attention, output
+     projection, checked against the block in fp64 eager and under torch.compile, and timed compiled next to
+     the same block on F.scaled_dot_product_attention (tools/torch_op_block.py).
 Exit 0: every check passed; 1: one failed; 77: skipped (no torch, no CUDA device), with the reason.
 
   python3 tools/torch_op_check.py --kforge build/kforge --db results.db \\
@@ -30,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare_torch as ct  # noqa: E402
 import kfexport as kx  # noqa: E402
+import torch_op_block  # noqa: E402
 
 SKIP = 77
 SPEC = os.path.join(HERE, "..", "search_spaces", "sdpa_fwd.json")
@@ -193,6 +197,8 @@ def main():
     c.refuses("mismatched shapes", lambda: op(q, k[:, :, : kv_dims[2] // 2].contiguous(), v, causal), "size(2)")
     check_graph_and_compile(c, op, q, k, v, causal, tol)
     res = timing_table(op, man, export_dir, q, k, v, causal, man["flops"])
+    del q, k, v, out_op
+    torch_op_block.check_model_block(c, op, shape, tol)
     if args.json_out:
         with open(args.json_out, "w") as f:
             json.dump({"shape": shape, "device": kx.device_identity(), "torch": torch.__version__,
