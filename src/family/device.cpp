@@ -18,6 +18,8 @@ struct KnownArch {
   int64_t smem_optin, smem_per_sm, l2_bytes;
 };
 constexpr KnownArch kKnownArchs[] = {
+    {"sm_120", "RTX 5090 (sm_120)", 12, 0, 170, 101376, 102400, 96LL * 1024 * 1024},
+    {"sm_100", "B200 (sm_100)", 10, 0, 148, 232448, 233472, 126LL * 1024 * 1024},
     {"sm_90", "H100 (sm_90)", 9, 0, 132, 232448, 233472, 50LL * 1024 * 1024},  // H100 SXM
     {"sm_89", "L4 (sm_89)", 8, 9, 58, 101376, 102400, 48LL * 1024 * 1024},
     {"sm_86", "A10 (sm_86)", 8, 6, 72, 101376, 102400, 6LL * 1024 * 1024},
@@ -45,7 +47,7 @@ DeviceLimits DeviceLimits::for_arch(const std::string& arch) {
     d.l2_bytes = k.l2_bytes;
     return d;
   }
-  throw SpecError("unknown architecture '" + arch + "' (known: sm_80, sm_86, sm_89, sm_90)");
+  throw SpecError("unknown architecture '" + arch + "' (known: sm_80, sm_86, sm_89, sm_90, sm_100, sm_120)");
 }
 
 void DeviceLimits::add_to(Scope& scope) const {

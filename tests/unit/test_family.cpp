@@ -733,7 +733,7 @@ TEST(DeviceLimitsTable, KnownArchitectures) {
   EXPECT_EQ(DeviceLimits::for_arch("sm_80").smem_optin, 166912);
   EXPECT_EQ(DeviceLimits::for_arch("sm_86").smem_optin, 99 * 1024);
   EXPECT_EQ(spec_error([] { DeviceLimits::for_arch("sm_75"); }),
-            "unknown architecture 'sm_75' (known: sm_80, sm_86, sm_89, sm_90)");
+            "unknown architecture 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_100, sm_120)");
 }
 
 TEST(DeviceLimitsTable, ScopeNames) {
