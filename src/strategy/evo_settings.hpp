@@ -34,7 +34,7 @@ struct EvoSettings {
   size_t pairs, pair_span, pair_after, pair_centers;
   size_t restart_after, restart_away;
   bool restart_pairs, restart_alternate;
-  size_t model_moves;  // one-parameter moves of the best over each parameter's whole range, by the surrogate  // one-parameter moves of the best over each parameter's whole range, by the surrogate  // the surrogate's pairwise interaction terms (surrogate.hpp)
+  size_t model_moves;  // one-parameter moves of the best over each parameter's whole range, by the surrogate
 };
 
 // Throws std::invalid_argument on an unknown option or a value out of its range.
