@@ -1,6 +1,7 @@
-// gemm family: C[M,N] = A[M,K] * B[K,N].
-// A and B are f16, row-major; accumulation is f32; C is f16 or f32 (the specialized dim `dtype`),
-// row-major. Any M. The spec's constraints give each path's alignment rules (N and K multiples of VEC
+// gemm family: C[M,N] = A[M,K] * B[K,N], or A[M,K] * B[N,K]^T with B stored as [N][K] (b_layout nk: a
+// layer's weights, torch's x @ W.T).
+// A and B are f16 or bf16 (in_dtype), row-major; accumulation is f32; C is f16, bf16 or f32 (dtype),
+// row-major; all three dims are specialized. Any M. bf16, bf16 output and nk are the wgmma path's. The spec's constraints give each path's alignment rules (N and K multiples of VEC
 // for the pre-Hopper paths, of 8 for wgmma).
 //
 // Two kernels behind one entry point and one signature, chosen by MMA:
@@ -12,7 +13,10 @@
 // and B (2-D (N, K), box (64, 64)), 128-byte swizzle, which only the wgmma path reads (the other paths get
 // a small map they ignore).
 // Parameters (prepended as #defines by kforge's renderer), besides those the two files list:
-//   KF_DTYPE_F16 | KF_DTYPE_F32   output type
+//   KF_DTYPE_F16 | KF_DTYPE_BF16 | KF_DTYPE_F32   output type
+//   KF_IN_DTYPE_F16 | KF_IN_DTYPE_BF16             type of A and B
+//   KF_B_LAYOUT_KN | KF_B_LAYOUT_NK                B as [K][N] or as [N][K]
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 // (each include is inlined once, where it first appears: the headers both paths use are included here,
 // outside the selection below)
@@ -26,10 +30,24 @@
 
 #if defined(KF_DTYPE_F16)
 typedef __half out_t;
+#elif defined(KF_DTYPE_BF16)
+typedef __nv_bfloat16 out_t;
 #elif defined(KF_DTYPE_F32)
 typedef float out_t;
 #else
-#error "gemm.cu: define KF_DTYPE_F16 or KF_DTYPE_F32"
+#error "gemm.cu: define KF_DTYPE_F16, KF_DTYPE_BF16 or KF_DTYPE_F32"
+#endif
+#if defined(KF_IN_DTYPE_BF16)
+typedef __nv_bfloat16 in_t;
+constexpr bool IN_BF16 = true;
+#else
+typedef __half in_t;
+constexpr bool IN_BF16 = false;
+#endif
+#if defined(KF_B_LAYOUT_NK)
+constexpr bool B_NK = true;
+#else
+constexpr bool B_NK = false;
 #endif
 
 #if defined(KF_MMA_WGMMA)

@@ -7,6 +7,8 @@
 //      (64, BM) of the map over A [M][K].
 //   B: 64 k-rows x BN n, N-major: BN / 64 blocks of 64 k-rows x 64 n (8 KiB each, one box (64, 64) of
 //      the map over B [K][N]), k-row r of block j at j * 8192 + r * 128.
+//      B_NK (B stored [N][K], a layer's weights): BN n-rows x 64 k, K-major like A, one box (64, BN) of the
+//      map over B [N][K].
 // Barriers, 8 bytes each, after the slots: full[s] completes when the producer's arrival (expect_tx) and
 // all of slot s's bytes have landed; empty[s] when every consumer warp has released slot s (RELEASERS
 // arrivals), after its wgmma reads of it completed.
@@ -31,7 +33,7 @@ struct RingPos {
   }
 };
 
-template <int BM, int BN, int STAGES, int RELEASERS>
+template <int BM, int BN, int STAGES, int RELEASERS, bool B_NK = false>
 struct GemmRing {
   static_assert(BM % 64 == 0 && BM <= 256, "A's box: BM rows, at most 256");
   static_assert(BN % 64 == 0, "B's boxes: 64 columns each");
@@ -68,8 +70,12 @@ struct GemmRing {
     mbar_wait(empty0 + 8 * p.slot, p.phase ^ 1u);
     mbar_arrive_expect_tx(full, TILE_BYTES);
     tma_load_2d(a0 + p.slot * A_BYTES, tmA, k0, m0, full);
+    if constexpr (B_NK) {
+      tma_load_2d(b0 + p.slot * B_BYTES, tmB, k0, n0, full);
+    } else {
 #pragma unroll
-    for (int j = 0; j < BN / 64; ++j) tma_load_2d(b0 + p.slot * B_BYTES + j * B_BLOCK, tmB, n0 + 64 * j, k0, full);
+      for (int j = 0; j < BN / 64; ++j) tma_load_2d(b0 + p.slot * B_BYTES + j * B_BLOCK, tmB, n0 + 64 * j, k0, full);
+    }
   }
 
   // A consumer: slot p.slot holds its k-tile.
@@ -78,17 +84,18 @@ struct GemmRing {
   __device__ __forceinline__ void release(int slot, bool me) const { mbar_arrive_if(empty0 + 8 * slot, me); }
 
   // wgmma descriptors of slot `slot`: A from row `row` (a multiple of 64) of the tile, K-major (SBO: 8-row
-  // groups 1024 bytes apart); B N-major (LBO: 64-column blocks B_BLOCK apart; SBO: 8-row groups of k). A
-  // k16 step adds 32 bytes to A's start address and 16 rows (2048 bytes) to B's (a_step, b_step).
+  // groups 1024 bytes apart); B N-major (LBO: 64-column blocks B_BLOCK apart; SBO: 8-row groups of k), or
+  // with B_NK K-major as A is. A k16 step adds 32 bytes to A's start address and 16 rows (2048 bytes) to an
+  // N-major B's, 32 bytes to a K-major one's (a_step, b_step).
   __device__ __forceinline__ unsigned long long desc_a(int slot, int row) const {
     return wgmma_desc(a0 + slot * A_BYTES + row * 128u, 16, 1024);
   }
   __device__ __forceinline__ unsigned long long desc_b(int slot) const {
-    return wgmma_desc(b0 + slot * B_BYTES, B_BLOCK, 1024);
+    return B_NK ? wgmma_desc(b0 + slot * B_BYTES, 16, 1024) : wgmma_desc(b0 + slot * B_BYTES, B_BLOCK, 1024);
   }
   // Descriptor offsets (the start address field counts 16-byte units and cannot carry: smem < 256 KiB).
   static __device__ __forceinline__ constexpr unsigned long long a_step(int kk, int m64) { return (kk * 32u + m64 * 64u * 128u) >> 4; }
-  static __device__ __forceinline__ constexpr unsigned long long b_step(int kk) { return (kk * 2048u) >> 4; }
+  static __device__ __forceinline__ constexpr unsigned long long b_step(int kk) { return (kk * (B_NK ? 32u : 2048u)) >> 4; }
 };
 
 }  // namespace kf

@@ -10,7 +10,8 @@
 //             spilling (ptxas allocates the consumer code for 232). One consumer warpgroup: 255 at launch.
 //   consumer  warpgroup w owns rows w * BM / CONSUMERS .. of the tile (64 or 128 rows: one or two m64 wgmma
 //             per k16 step) and all BN columns. Per k-tile: wait for the slot, four k16 steps of
-//             wgmma m64nBNk16 (A K-major, B N-major: the trans-B form, since B is [K][N] row-major), commit,
+//             wgmma m64nBNk16 (A K-major; B N-major, the trans-B form, where B is [K][N] row-major, or K-major
+//             like A where it is stored [N][K]), commit,
 //             then wait for the previous k-tile's group only (one group stays in flight under the next
 //             slot's wait) and release the previous slot. After the last k-tile: registers -> C.
 // Output tiles: tile t of ceil(M / BM) x ceil(N / BN) in the grouped raster order of common/gemm_tile_order.cuh
@@ -54,8 +55,8 @@ static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BLOCK_N: a wgmma
 static_assert(STAGES >= 2, "the ring needs two slots at least");
 static_assert(MT * NJ * 4 <= 192, "accumulators: at most 192 registers per thread");
 
-typedef kf::Wgmma<BN, false> Mma;  // f16 in, f32 accumulate
-typedef kf::GemmRing<BM, BN, STAGES, 4 * CONSUMERS> Ring;
+typedef kf::Wgmma<BN, IN_BF16> Mma;  // f16 or bf16 in, f32 accumulate
+typedef kf::GemmRing<BM, BN, STAGES, 4 * CONSUMERS, B_NK> Ring;
 typedef kf::GemmTileOrder<GROUP, ALONG_N> TileOrder;
 
 // The producer thread's whole program.
@@ -76,7 +77,7 @@ __device__ __forceinline__ void produce(const Ring& ring, const TileOrder& order
 
 // The accumulators of one consumer warp (rows row0 + 64 mt + g, + 8; columns col0 + 8 j + 2 t, + 1, with
 // g = lane / 4, t = lane % 4) -> C, one pair per store. N % 8 == 0 and col is even, so a pair is wholly
-// inside or outside C, and 4- (f16) or 8-byte (f32) aligned.
+// inside or outside C, and 4- (f16, bf16) or 8-byte (f32) aligned.
 __device__ __forceinline__ void store_acc(const float (&acc)[MT][NJ][4], out_t* __restrict__ C, int M, int N,
                                           int row0, int col0, int lane) {
   const int g = lane >> 2, t = lane & 3;
@@ -93,6 +94,8 @@ __device__ __forceinline__ void store_acc(const float (&acc)[MT][NJ][4], out_t* 
         if (col < N) {
 #if defined(KF_DTYPE_F16)
           *reinterpret_cast<__half2*>(crow + col) = __floats2half2_rn(acc[mt][j][2 * h], acc[mt][j][2 * h + 1]);
+#elif defined(KF_DTYPE_BF16)
+          *reinterpret_cast<__nv_bfloat162*>(crow + col) = __floats2bfloat162_rn(acc[mt][j][2 * h], acc[mt][j][2 * h + 1]);
 #else
           *reinterpret_cast<float2*>(crow + col) = make_float2(acc[mt][j][2 * h], acc[mt][j][2 * h + 1]);
 #endif
@@ -121,7 +124,7 @@ __device__ __forceinline__ void consume(const Ring& ring, const TileOrder& order
       for (int kk = 0; kk < BK / 16; ++kk)
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
-          Mma::template ss<true>(acc[mt], da + Ring::a_step(kk, mt), db + Ring::b_step(kk), kt > 0 || kk > 0);
+          Mma::template ss<!B_NK>(acc[mt], da + Ring::a_step(kk, mt), db + Ring::b_step(kk), kt > 0 || kk > 0);
       kf::wgmma_commit();
       kf::wgmma_wait<1>();  // the previous k-tile's MMAs are done with their slot
       ring.release(prev, releaser && kt > 0);
@@ -145,7 +148,7 @@ __device__ __forceinline__ void consume(const Ring& ring, const TileOrder& order
 using namespace kfgemm;
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-    gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, out_t* __restrict__ C, int M, int N,
+    gemm_kernel(const in_t* __restrict__ A, const in_t* __restrict__ B, out_t* __restrict__ C, int M, int N,
                 int K, const __grid_constant__ kf::TmaDesc tmA, const __grid_constant__ kf::TmaDesc tmB) {
   (void)A, (void)B;  // read through the tensor maps
   extern __shared__ __align__(1024) unsigned char smem[];

@@ -72,8 +72,9 @@ struct ExpressionNotes {
 };
 
 std::string specialization(const Family& f, const Shape& shape) {
+  const Shape full = full_shape(f, shape);  // a specialized dim left out is at its default
   Shape spec;
-  for (const auto& d : f.specialize) spec[d] = shape.at(d);
+  for (const auto& d : f.specialize) spec[d] = full.at(d);
   return to_string(spec);
 }
 

@@ -159,7 +159,9 @@ std::vector<fs::path> render_roots(const Family& f, const fs::path& template_pat
   return roots;
 }
 
-Shape specialization_of(const Family& f, const Shape& s) {
+// A specialized dimension left out of the shape (at its default) is specialized at its default.
+Shape specialization_of(const Family& f, const Shape& shape) {
+  const Shape s = full_shape(f, shape);
   Shape out;
   for (const auto& name : f.specialize) {
     auto it = s.find(name);

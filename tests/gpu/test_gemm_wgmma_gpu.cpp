@@ -1,7 +1,8 @@
 // The gemm family's Hopper path (MMA=wgmma) through the worker's gate on an sm_90 GPU: the spec's wgmma
 // defaults and a few structural variants (one or two consumer warpgroups, plain and persistent grids,
 // both raster orders, every wgmma width, the shallowest and deepest rings) at 4096^3, at an odd shape
-// (M, N and K tails: 257 x 136 x 1032) and at a small one, f16 and f32 out. Every gate also runs the
+// (M, N and K tails: 257 x 136 x 1032) and at a small one, f16 and f32 out; and on the problems models pose
+// (bf16 in and out, B stored [N][K] as a layer's weights). Every gate also runs the
 // spec's gate cases the config admits (short_k 100 x 72 x 24, tiny 1 x 8 x 8, odd_m_ktail). The 4096^3
 // gates are timed too and the TFLOP/s printed (informational; nothing is asserted about speed).
 // Skips where there is no GPU or it is not sm_90.
@@ -147,6 +148,18 @@ TEST_P(GemmWgmmaGpu, PassesTheGateSmallWithF32Out) {
   // fewer tiles than SMs (persistent grids shrink to the tile count), K one k-tile and a half
   const EvalResult r = gate(c, "M=200,N=264,K=96,dtype=f32", false);
   EXPECT_EQ(to_string(r.status), "ok") << to_string(c) << ": " << r.error;
+}
+
+// The problems models pose: bf16 in and out, B as stored weights ([N][K], torch's x @ W.T), and the mixes.
+TEST_P(GemmWgmmaGpu, PassesTheGateOnModelShapes) {
+  const Config c = config_of(GetParam());
+  for (const char* s : {"M=4096,N=4096,K=4096,dtype=bf16,in_dtype=bf16,b_layout=nk",
+                        "M=257,N=136,K=1032,dtype=bf16,in_dtype=bf16,b_layout=nk",
+                        "M=200,N=264,K=96,dtype=f32,in_dtype=bf16",
+                        "M=257,N=136,K=1032,dtype=f16,b_layout=nk"}) {
+    const EvalResult r = gate(c, s, std::string(s).rfind("M=4096", 0) == 0);
+    EXPECT_EQ(to_string(r.status), "ok") << to_string(c) << " at " << s << ": " << r.error;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

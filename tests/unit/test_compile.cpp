@@ -540,7 +540,8 @@ TEST_F(CompileTest, AttentionWgmmaDefaultsCompileForSm90a) {
 TEST_F(CompileTest, GemmWgmmaVariantsCompileForSm90aWithoutSpills) {
   const Family f = load_family(fs::path(KFORGE_TEST_DIR) / ".." / "search_spaces" / "gemm.json");
   const std::vector<Shape> shapes = {parse_shape(f, "M=4096,N=4096,K=4096,dtype=f16"),
-                                     parse_shape(f, "M=257,N=136,K=1032,dtype=f32")};
+                                     parse_shape(f, "M=257,N=136,K=1032,dtype=f32"),
+                                     parse_shape(f, "M=4096,N=4096,K=4096,dtype=bf16,in_dtype=bf16,b_layout=nk")};
   std::vector<Config> configs;
   for (const auto& c : f.defaults)
     if (std::get<std::string>(c.at("MMA")) == "wgmma") configs.push_back(c);
@@ -567,8 +568,8 @@ TEST_F(CompileTest, GemmWgmmaVariantsCompileForSm90aWithoutSpills) {
       EXPECT_TRUE(make_space(f, shape, DeviceLimits::for_arch("sm_90")).valid(c)) << to_string(c) << " " << to_string(shape);
       EXPECT_FALSE(make_space(f, shape, DeviceLimits::for_arch("sm_89")).valid(c)) << to_string(c);
     }
-    // f16 out for all, f32 out (and its store path) for every other config
-    const Shape& shape = shapes[i % 2];
+    // f16 out, f32 out and the models' problem (bf16 in and out, B stored [N][K]) in turn
+    const Shape& shape = shapes[i % 3];
     const Variant v = render_variant(f, c, shape);
     EXPECT_EQ(v.arch_suffix, "a");
     jobs.emplace_back(to_string(c) + " " + to_string(shape), pool.submit(v, "sm_90"));

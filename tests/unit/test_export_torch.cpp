@@ -76,11 +76,13 @@ TEST(ExportTorch, GemmSchemaTakesTheOutputTypeAsAnArgument) {
   const Family f = shipped("gemm");
   const KernelModel k = model_of(f, "M=4096,N=4096,K=4096,dtype=f32", "gemm_k");
   const TorchOpModel op = make_torch_op_model("gemm", k.name, {k});
-  // dtype is only C's type: no input carries it, so it is an argument (default: the exported shape's).
-  EXPECT_EQ(op.schema, "gemm(Tensor A, Tensor B, str dtype=\"f32\") -> Tensor");
+  // dtype is only C's type and b_layout no tensor's: no input carries them, so they are arguments (default: the
+  // exported shape's); in_dtype is A's and B's dtype.
+  EXPECT_EQ(op.schema, "gemm(Tensor A, Tensor B, str dtype=\"f32\", str b_layout=\"kn\") -> Tensor");
   EXPECT_EQ(op.scratch_count, 0);
   const std::string src = generate_torch_op(op, "../gemm_k.h", "rule");
-  EXPECT_TRUE(has(src, "TORCH_CHECK(t_A.scalar_type() == at::kHalf")) << src;
+  EXPECT_TRUE(has(src, "s.in_dtype = kfx_dtype_name(t_A.scalar_type());")) << src;
+  EXPECT_TRUE(has(src, "TORCH_CHECK(kfx_dtype_name(t_B.scalar_type()) == s.in_dtype")) << src;
   EXPECT_TRUE(has(src, "TORCH_CHECK(t_B.sym_size(0) == s.K")) << src;
   EXPECT_TRUE(has(src, "s.dtype = std::string(a_dtype.data(), a_dtype.size());")) << src;
   EXPECT_TRUE(has(src, "at::Tensor o_C = at::empty({d_M, d_N}")) << src;
