@@ -141,6 +141,7 @@ TEST(ShapeDistance, DimsAtTheirDefaultsCountAsGiven) {
   EXPECT_DOUBLE_EQ(shape_distance(sdpa, square, longer), 4.0);  // log2(4096 / 1024) over S and over Skv
   EXPECT_DOUBLE_EQ(shape_distance(sdpa, square, gqa), 2.0);     // log2(32 / 8) over Hkv
   EXPECT_TRUE(std::isinf(shape_distance(sdpa, square, parse_shape(sdpa, "B=8,H=32,S=1024,D=128,causal=0,dtype=bf16"))));
+}
 
 // gemm's in_dtype and b_layout are left out at their defaults too: two f16 shapes with B [K][N] are neighbours.
 TEST(ShapeDistance, GemmShapesAtTheDefaultInputTypeAreNeighbours) {
@@ -150,5 +151,4 @@ TEST(ShapeDistance, GemmShapesAtTheDefaultInputTypeAreNeighbours) {
   EXPECT_DOUBLE_EQ(shape_distance(gemm, a, parse_shape(gemm, "M=1024,N=4096,K=4096,dtype=f16")), 2.0);
   EXPECT_DOUBLE_EQ(shape_distance(gemm, a, parse_shape(gemm, "M=4096,N=4096,K=4096,dtype=f16,in_dtype=f16")), 0.0);
   EXPECT_TRUE(std::isinf(shape_distance(gemm, a, parse_shape(gemm, "M=4096,N=4096,K=4096,dtype=f16,b_layout=nk"))));
-}
 }
