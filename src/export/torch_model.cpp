@@ -36,6 +36,31 @@ std::optional<std::vector<std::string>> dims_product(const Family& f, const std:
   }
 }
 
+// A buffer's axes where its spec gives them ("axes": the same list at every exported shape, the factors of its
+// count in some order); nullopt without "axes".
+std::optional<std::vector<std::string>> declared_axes(const std::vector<KernelModel>& ks, const BufferSpec& b) {
+  if (b.axes.text().empty()) return std::nullopt;
+  const Family& f = *ks.front().family;
+  std::optional<std::string> text;
+  for (const auto& k : ks) {
+    const Shape s = full_shape(f, k.shape);
+    const std::string t = b.axes.eval_string(Scope(s.begin(), s.end()));
+    if (text && *text != t)
+      refuse("buffer " + b.name + " has axes '" + *text + "' at one exported shape and '" + t +
+             "' at another: export them as two ops");
+    text = t;
+  }
+  std::string joined;
+  for (char c : *text) joined += c == ',' ? '*' : c;
+  auto axes = dims_product(f, joined);
+  auto factors = dims_product(f, b.count.text());
+  if (!axes) refuse("buffer " + b.name + "'s axes '" + *text + "' are not int dims separated by commas");
+  if (!factors || std::multiset<std::string>(axes->begin(), axes->end()) !=
+                      std::multiset<std::string>(factors->begin(), factors->end()))
+    refuse("buffer " + b.name + "'s axes '" + *text + "' are not the factors of its count '" + b.count.text() + "'");
+  return axes;
+}
+
 // 'f16' or "f16" -> f16; an enum dim's name -> that name with is_dim set.
 std::string dtype_of(const Family& f, const BufferSpec& b, bool& is_dim) {
   const std::string t = trimmed(b.dtype.text());
@@ -102,7 +127,8 @@ TorchTensor torch_tensor(const std::vector<KernelModel>& ks, size_t i) {
   const std::string dt = dtype_of(f, b, is_dim);
   (is_dim ? t.dtype_dim : t.dtype) = dt;
   if (b.role != BufferRole::Scratch) {
-    auto dims = dims_product(f, b.count.text());
+    auto dims = declared_axes(ks, b);
+    if (!dims) dims = dims_product(f, b.count.text());
     if (!dims)
       refuse("buffer " + b.name + " has " + b.count.text() +
              " elements: the op needs each input and output shaped by a product of int dims (as 'B * H * S * D')");

@@ -62,6 +62,10 @@ struct BufferSpec {
   std::string name;
   Expr dtype;  // evaluates to "f16" | "bf16" | "f32" | "i32"
   Expr count;  // elements
+  // Optional: the buffer's axes as a tensor, outermost first, as a string expression over the dims ("'K, N'",
+  // or "b_layout == 'nk' ? 'N, K' : 'K, N'"). Without it, the factors of `count` in their order. Only the
+  // torch op reads it (the shape checks of its inputs and outputs).
+  Expr axes;
   BufferRole role = BufferRole::Input;
   InitSpec init;
   // Outputs only. `expected`: the values to compare with come from this raw file instead of the

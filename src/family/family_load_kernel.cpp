@@ -62,7 +62,7 @@ void FamilyLoader::load_buffers(const Json& buffers) {
 
 BufferSpec FamilyLoader::load_buffer(const Json& b, const std::string& ptr) {
   object(b, ptr);
-  check_keys(b, ptr, {"name", "dtype", "count", "role", "init", "expected", "compare"});
+  check_keys(b, ptr, {"name", "dtype", "count", "axes", "role", "init", "expected", "compare"});
   BufferSpec buf;
   buf.name = identifier(required(b, ptr, "name"), ptr + "/name", "buffer name");
   if (f_.buffer(buf.name)) fail(ptr + "/name", "buffer '" + buf.name + "' is defined twice");
@@ -78,6 +78,7 @@ BufferSpec FamilyLoader::load_buffer(const Json& b, const std::string& ptr) {
       fail(ptr + "/dtype", "dtype '" + dtype + "' is not one of f16, bf16, f32, i32 (a string needs quotes: \"'f16'\")");
   }
   buf.count = expr(required(b, ptr, "count"), ptr + "/count", known_all());
+  if (b.contains("axes")) buf.axes = expr(b["axes"], ptr + "/axes", known_all());
   const std::string role = string(required(b, ptr, "role"), ptr + "/role");
   if (role == "input") buf.role = BufferRole::Input;
   else if (role == "output") buf.role = BufferRole::Output;

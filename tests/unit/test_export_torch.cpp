@@ -172,5 +172,32 @@ TEST(ExportTorch, OpCompilesAgainstTorchHeaders) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << read_text(dir / "torch" / "log.txt");
 }
 
+
+// B stored as [N][K] (a layer's weights): the op checks B's axes by the spec's "axes", so x @ W.T with N != K is
+// taken, and N comes from B's first axis.
+TEST(ExportTorch, GemmWithWeightsAsStoredChecksBAsNByK) {
+  const Family f = shipped("gemm");
+  const KernelModel k = model_of(f, "M=64,N=14336,K=4096,dtype=bf16,in_dtype=bf16,b_layout=nk", "gemm_k");
+  const TorchOpModel op = make_torch_op_model("gemm", k.name, {k});
+  EXPECT_EQ(op.schema, "gemm(Tensor A, Tensor B, str dtype=\"bf16\", str b_layout=\"nk\") -> Tensor");
+  const std::string src = generate_torch_op(op, "../gemm_k.h", "rule");
+  EXPECT_TRUE(has(src, "s.N = t_B.sym_size(0);")) << src;
+  EXPECT_TRUE(has(src, "TORCH_CHECK(t_B.sym_size(1) == s.K")) << src;
+  EXPECT_FALSE(has(src, "TORCH_CHECK(t_B.sym_size(0) == s.K")) << src;
+
+  // a default-layout export keeps B as [K][N]
+  const KernelModel kn = model_of(f, "M=64,N=14336,K=4096,dtype=bf16,in_dtype=bf16", "gemm_kn");
+  const std::string src_kn = generate_torch_op(make_torch_op_model("gemm", kn.name, {kn}), "../gemm_kn.h", "rule");
+  EXPECT_TRUE(has(src_kn, "TORCH_CHECK(t_B.sym_size(0) == s.K")) << src_kn;
+
+  // one op over both layouts would need B's axes to follow an argument: refused, one line
+  try {
+    make_torch_op_model("gemm", "both", {k, kn});
+    ADD_FAILURE() << "exported";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(has(e.what(), "buffer B has axes 'N, K' at one exported shape and 'K, N' at another")) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kf
