@@ -18,15 +18,23 @@
 // (RASTER, GROUP); CTA x computes tiles x, x + gridDim.x, ...: one tile per CTA when the grid has one CTA per
 // tile (PERSIST=0), or persistent CTAs (PERSIST=1, grid = SMs), whose producer loads the next tile's first
 // k-tiles while the consumers finish and store the current one.
+// CLUSTER=2: CTAs 2c and 2c + 1 form a thread-block cluster that computes tile-rows 2 tm' and 2 tm' + 1 of one
+// tile-column (the tile order walks tiles of 2 BM x BN, one per cluster), so they read the same B tile: each
+// loads half of it and multicasts it to both (gemm/gemm_ring.cuh), a third less L2 -> SM traffic a k-tile
+// at BM = 128, BN = 256. A second tile-row past M computes zeros it does not store.
 // Tails: TMA reads zeros past M, N and K, so the MMA needs no masking; the stores are bounds-checked. The
 // tensor maps need 16-byte row strides: K % 8 == 0 and N % 8 == 0 (the spec's constraints).
 #pragma once
+#if defined(KF_CLUSTER) && KF_CLUSTER > 1
+#define KF_USE_CLUSTER 1
+#endif
+#include "common/cluster_sm90.cuh"
 #include "common/gemm_tile_order.cuh"
 #include "common/warpgroup_sm90.cuh"
 #include "common/wgmma_sm90_wide.cuh"
 #include "gemm/gemm_ring.cuh"
 
-#if !defined(KF_CONSUMERS) || !defined(KF_GROUP)
+#if !defined(KF_CONSUMERS) || !defined(KF_GROUP) || !defined(KF_CLUSTER)
 #error "gemm_wgmma.cuh: a parameter #define is missing"
 #endif
 
@@ -42,6 +50,7 @@ constexpr int THREADS = 128 * (CONSUMERS + 1);
 constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 40 : 0;   // 128 * 40 + 256 * 232 <= 64 Ki registers
 constexpr int CONSUMER_REGS = CONSUMERS == 2 ? 232 : 0;  // (one consumer: 255 at launch already)
 constexpr int GROUP = KF_GROUP;
+constexpr int CLUSTER = KF_CLUSTER;  // CTAs of a multicast cluster along M
 #if defined(KF_RASTER_N)
 constexpr bool ALONG_N = true;
 #else
@@ -53,23 +62,44 @@ static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups"
 static_assert(WG_M == 64 || WG_M == 128, "a consumer warpgroup owns 64 or 128 rows");
 static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BLOCK_N: a wgmma n of 64, 128, 192 or 256");
 static_assert(STAGES >= 2, "the ring needs two slots at least");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "a cluster of one or two CTAs");
 static_assert(MT * NJ * 4 <= 192, "accumulators: at most 192 registers per thread");
 
 typedef kf::Wgmma<BN, IN_BF16> Mma;  // f16 or bf16 in, f32 accumulate
-typedef kf::GemmRing<BM, BN, STAGES, 4 * CONSUMERS, B_NK> Ring;
+typedef kf::GemmRing<BM, BN, STAGES, 4 * CONSUMERS, B_NK, CLUSTER> Ring;
 typedef kf::GemmTileOrder<GROUP, ALONG_N> TileOrder;
 
+// This CTA's walk over the output tiles: the tiles of CLUSTER * BM x BN that its cluster computes (cluster
+// c of gridDim.x / CLUSTER takes tiles c, c + gridDim.x / CLUSTER, ...), and in each its own tile-row.
+struct TileWalk {
+  TileOrder order;
+  int first, step;
+  unsigned rank;
+  __device__ __forceinline__ TileWalk(int M, int N)
+      : order(M, N, BM * CLUSTER, BN),
+        first(blockIdx.x / CLUSTER),
+        step(gridDim.x / CLUSTER),
+        rank(kf::cluster_rank()) {}
+  // Tile t of the cluster's walk: this CTA's first row and column of C.
+  __device__ __forceinline__ void at(int t, int& m0, int& n0) const {
+    int tm, tn;
+    order.at(t, tm, tn);
+    m0 = (tm * CLUSTER + (int)rank) * BM;
+    n0 = tn * BN;
+  }
+};
+
 // The producer thread's whole program.
-__device__ __forceinline__ void produce(const Ring& ring, const TileOrder& order, int ktiles, const kf::TmaDesc& tmA,
+__device__ __forceinline__ void produce(const Ring& ring, const TileWalk& walk, int ktiles, const kf::TmaDesc& tmA,
                                         const kf::TmaDesc& tmB) {
   kf::tma_prefetch_desc(tmA);
   kf::tma_prefetch_desc(tmB);
   kf::RingPos<STAGES> p;
-  for (int t = blockIdx.x; t < order.total; t += gridDim.x) {
-    int tm, tn;
-    order.at(t, tm, tn);
+  for (int t = walk.first; t < walk.order.total; t += walk.step) {
+    int m0, n0;
+    walk.at(t, m0, n0);
     for (int kt = 0; kt < ktiles; ++kt) {
-      ring.load(p, tmA, tmB, tm * BM, tn * BN, kt * BK);
+      ring.load(p, tmA, tmB, m0, n0, kt * BK, walk.rank);
       p.advance();
     }
   }
@@ -105,16 +135,16 @@ __device__ __forceinline__ void store_acc(const float (&acc)[MT][NJ][4], out_t* 
 }
 
 // A consumer warpgroup's whole program.
-__device__ __forceinline__ void consume(const Ring& ring, const TileOrder& order, int ktiles, out_t* __restrict__ C,
+__device__ __forceinline__ void consume(const Ring& ring, const TileWalk& walk, int ktiles, out_t* __restrict__ C,
                                         int M, int N, int tid) {
   if constexpr (CONSUMER_REGS > 0) kf::setmaxnreg_inc<CONSUMER_REGS>();
   const int wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
   const bool releaser = lane == 0;
   float acc[MT][NJ][4];
   kf::RingPos<STAGES> p;
-  for (int t = blockIdx.x; t < order.total; t += gridDim.x) {
-    int tm, tn;
-    order.at(t, tm, tn);
+  for (int t = walk.first; t < walk.order.total; t += walk.step) {
+    int m0, n0;
+    walk.at(t, m0, n0);
     int prev = 0;  // the slot of the k-tile before this one
     for (int kt = 0; kt < ktiles; ++kt) {
       ring.wait_full(p);
@@ -139,7 +169,7 @@ __device__ __forceinline__ void consume(const Ring& ring, const TileOrder& order
       for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) kf::fence_operand(acc[mt][j][e]);
-    store_acc(acc, C, M, N, tm * BM + wg * WG_M + warp * 16, tn * BN, lane);
+    store_acc(acc, C, M, N, m0 + wg * WG_M + warp * 16, n0, lane);
   }
 }
 
@@ -147,7 +177,13 @@ __device__ __forceinline__ void consume(const Ring& ring, const TileOrder& order
 
 using namespace kfgemm;
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+#if KF_USE_CLUSTER
+#define KF_GEMM_CLUSTER_ATTR __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define KF_GEMM_CLUSTER_ATTR
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) KF_GEMM_CLUSTER_ATTR
     gemm_kernel(const in_t* __restrict__ A, const in_t* __restrict__ B, out_t* __restrict__ C, int M, int N,
                 int K, const __grid_constant__ kf::TmaDesc tmA, const __grid_constant__ kf::TmaDesc tmB) {
   (void)A, (void)B;  // read through the tensor maps
@@ -157,12 +193,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   const int tid = threadIdx.x;
   if (tid == 0) ring.init_barriers();
   __syncthreads();  // the barriers exist before anyone waits on them; no CTA barrier follows
-  const TileOrder order(M, N, BM, BN);
+  kf::cluster_sync_relaxed();  // (a cluster) and before a peer multicasts into this CTA or arrives on them
+  const TileWalk walk(M, N);
   const int ktiles = (K + BK - 1) / BK;
   if (tid >= 128 * CONSUMERS) {
     if constexpr (PRODUCER_REGS > 0) kf::setmaxnreg_dec<PRODUCER_REGS>();
-    if (tid == 128 * CONSUMERS) produce(ring, order, ktiles, tmA, tmB);
-    return;
+    if (tid == 128 * CONSUMERS) produce(ring, walk, ktiles, tmA, tmB);
+    return;  // (the peers' loads into this CTA are all for tiles its consumers wait for)
   }
-  consume(ring, order, ktiles, C, M, N, tid);
+  consume(ring, walk, ktiles, C, M, N, tid);
+  // A cluster: the peers' consumers arrive on this CTA's empty barriers until their last k-tile; its smem
+  // lives until they are done (a cluster barrier waits for the threads that have not exited).
+  kf::cluster_sync_relaxed();
 }
