@@ -22,6 +22,7 @@
 // drains between tiles) uses slot i % STAGES in phase (i / STAGES) & 1; both sides walk the slots with a
 // RingPos instead of dividing.
 #pragma once
+#include "common/cluster_mbarrier_sm90.cuh"
 #include "common/tma_2d_sm90.cuh"
 #include "common/wgmma_sm90.cuh"
 

@@ -1,7 +1,7 @@
 // The gemm family's Hopper path (MMA=wgmma) through the worker's gate on an sm_90 GPU: the spec's wgmma
 // defaults and a few structural variants (one or two consumer warpgroups, plain and persistent grids,
 // both raster orders, every wgmma width, the shallowest and deepest rings) at 4096^3, at an odd shape
-// (M, N and K tails: 257 x 136 x 1032), multicast clusters among them and at a small one, f16 and f32 out; and on the problems models pose
+// (M, N and K tails: 257 x 136 x 1032), multicast and split-K clusters among them and at a small one, f16 and f32 out; and on the problems models pose
 // (bf16 in and out, B stored [N][K] as a layer's weights). Every gate also runs the
 // spec's gate cases the config admits (short_k 100 x 72 x 24, tiny 1 x 8 x 8, odd_m_ktail). The 4096^3
 // gates are timed too and the TFLOP/s printed (informational; nothing is asserted about speed).
@@ -166,7 +166,7 @@ INSTANTIATE_TEST_SUITE_P(
     Configs, GemmWgmmaGpu,
     ::testing::Values(Case{"Default0", "default0"}, Case{"Default1", "default1"}, Case{"Default2", "default2"},
                       Case{"Default3", "default3"}, Case{"Default4", "default4"}, Case{"Default5", "default5"},
-                      Case{"Default6", "default6"},
+                      Case{"Default6", "default6"}, Case{"Default7", "default7"},
                       // 64-wide wgmma, the deepest ring, column bands, plain row-major order
                       Case{"N64Stages6RasterN", "BLOCK_N=64,STAGES=6,RASTER=n,GROUP=4"},
                       Case{"N192Group1", "BLOCK_N=192,STAGES=4,GROUP=1"},
@@ -177,5 +177,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // multicast clusters: B's half-boxes of 32 rows (n or k), a plain grid, one consumer
                       Case{"ClusterN64", "BLOCK_N=64,STAGES=6,CLUSTER=2"},
                       Case{"ClusterN192Plain", "BLOCK_N=192,CLUSTER=2,PERSIST=0,GROUP=1"},
-                      Case{"ClusterOneConsumer", "BLOCK_M=64,BLOCK_N=128,CONSUMERS=1,STAGES=6,CLUSTER=2,RASTER=n"}),
+                      Case{"ClusterOneConsumer", "BLOCK_M=64,BLOCK_N=128,CONSUMERS=1,STAGES=6,CLUSTER=2,RASTER=n"},
+                      // split K over a cluster: two consumers (128 x 256 partials), and eight CTAs, some of
+                      // whose runs of k-tiles are empty at K = 1032 (17 k-tiles) and K = 24
+                      Case{"SplitK2", "PERSIST=0,SPLIT_K=2"},
+                      Case{"SplitK8", "BLOCK_M=64,BLOCK_N=64,CONSUMERS=1,STAGES=6,PERSIST=0,SPLIT_K=8"}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
