@@ -57,7 +57,7 @@ static int run_on_gpu() {
   if (cudaMalloc(&da, bytes) || cudaMalloc(&db, bytes) || cudaMalloc(&dc, bytes)) return std::puts("cudaMalloc failed"), 1;
   cudaMemcpy(da, a.data(), bytes, cudaMemcpyHostToDevice);
   cudaMemcpy(db, b.data(), bytes, cudaMemcpyHostToDevice);
-  const cudaError_t e = gemm_big(da, db, dc, n, n, n, "f16", 0);
+  const cudaError_t e = gemm_big(da, db, dc, n, n, n, "f16", "f16", "kn", 0);
   if (e != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) return std::printf("launch failed: %s\n", cudaGetErrorString(e)), 1;
   cudaMemcpy(c.data(), dc, bytes, cudaMemcpyDeviceToHost);
   double worst = 0;
@@ -72,8 +72,8 @@ static int run_on_gpu() {
 }
 
 int main(int argc, char** argv) {
-  const size_t scratch = gemm_big_workspace_size(4096, 4096, 4096, "f16");
-  const int ok = gemm_big_supports(4096, 4096, 4096, "f16", nullptr) && !gemm_big_supports(4096, 4096, 4096, "f32", nullptr);
+  const size_t scratch = gemm_big_workspace_size(4096, 4096, 4096, "f16", "f16", "kn");
+  const int ok = gemm_big_supports(4096, 4096, 4096, "f16", "f16", "kn", nullptr) && !gemm_big_supports(4096, 4096, 4096, "f32", "f16", "kn", nullptr);
   std::printf("supports: %d, workspace: %zu bytes, launcher at %p, attention dispatcher at %p\n", ok, scratch,
               reinterpret_cast<void*>(&gemm_big), reinterpret_cast<void*>(&attn_dispatch));
   if (!(ok && scratch == 0)) return 1;

@@ -178,8 +178,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ClusterN64", "BLOCK_N=64,STAGES=6,CLUSTER=2"},
                       Case{"ClusterN192Plain", "BLOCK_N=192,CLUSTER=2,PERSIST=0,GROUP=1"},
                       Case{"ClusterOneConsumer", "BLOCK_M=64,BLOCK_N=128,CONSUMERS=1,STAGES=6,CLUSTER=2,RASTER=n"},
-                      // split K over a cluster: two consumers (128 x 256 partials), and eight CTAs, some of
-                      // whose runs of k-tiles are empty at K = 1032 (17 k-tiles) and K = 24
-                      Case{"SplitK2", "PERSIST=0,SPLIT_K=2"},
+                      // split K over a cluster (one consumer warpgroup): 64 x 256 partials, and eight CTAs,
+                      // some of whose runs of k-tiles are empty at K = 1032 (17 k-tiles) and K = 24
+                      Case{"SplitK2", "BLOCK_M=64,CONSUMERS=1,STAGES=5,PERSIST=0,SPLIT_K=2"},
                       Case{"SplitK8", "BLOCK_M=64,BLOCK_N=64,CONSUMERS=1,STAGES=6,PERSIST=0,SPLIT_K=8"}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
