@@ -79,15 +79,7 @@ def main():
     ap.add_argument("--shape", action="append", help="a shape instead of the suite (repeatable)")
     ap.add_argument("--config", help="export this config (kforge export --config) instead of the stored winner")
     ap.add_argument("--spec", default=SPEC)
-    ap.add_argument("--kforge", help="kforge executable (default: $KFORGE, else build/kforge or build-*/kforge "
-                                     "in this checkout, else kforge on PATH)")
-    ap.add_argument("--db", help="kforge database (passed to export)")
-    ap.add_argument("--baselines-only", action="store_true", help="skip kforge; time torch only")
-    ap.add_argument("--baselines-out", help="write torch's timings (JSON list) for `kforge baseline import`")
-    ap.add_argument("--json-out", help="write every row as JSON")
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--target-us", type=float, default=3000.0)
-    ap.add_argument("--seed", type=int, default=0)
+    kx.add_compare_args(ap)
     args = ap.parse_args()
 
     if not args.baselines_only:

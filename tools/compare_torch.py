@@ -124,16 +124,8 @@ def main():
                          "'best' is the stored winner")
     ap.add_argument("--define", action="append", default=[], help="extra define for the kforge kernel (NAME=V)")
     ap.add_argument("--spec", default=SPEC)
-    ap.add_argument("--kforge", help="kforge executable (default: $KFORGE, else build/kforge or build-*/kforge "
-                                     "in this checkout, else kforge on PATH)")
-    ap.add_argument("--db", help="kforge database (passed to export)")
-    ap.add_argument("--baselines-only", action="store_true", help="skip kforge; time torch backends only")
-    ap.add_argument("--baselines-out", help="write backend timings (JSON list) for `kforge baseline import`")
-    ap.add_argument("--json-out", help="write every row (kforge included) as JSON")
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--target-us", type=float, default=3000.0)
+    kx.add_compare_args(ap, "backend timings")
     ap.add_argument("--max-launches", type=int, default=2000, help="launches per graph at most (all backends alike)")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sequential", action="store_true",
                     help="time one op after another (the method before interleaved replays), for comparison")
     args = ap.parse_args()

@@ -24,6 +24,19 @@ import subprocess
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def add_compare_args(ap, what="torch's timings"):
+    """The options the side-by-side tools (compare_torch, compare_gemm) share."""
+    ap.add_argument("--kforge", help="kforge executable (default: $KFORGE, else build/kforge or build-*/kforge "
+                                     "in this checkout, else kforge on PATH)")
+    ap.add_argument("--db", help="kforge database (passed to export)")
+    ap.add_argument("--baselines-only", action="store_true", help="skip kforge; time torch only")
+    ap.add_argument("--baselines-out", help=f"write {what} (JSON list) for `kforge baseline import`")
+    ap.add_argument("--json-out", help="write every row (kforge included) as JSON")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--target-us", type=float, default=3000.0)
+    ap.add_argument("--seed", type=int, default=0)
+
+
 def find_kforge(given=None, tool="kforge"):
     """The kforge executable: `given` (a --kforge option), else $KFORGE, else a build in this
     checkout (build/kforge, build-*/kforge), else `kforge` on PATH. Raises SystemExit naming all
