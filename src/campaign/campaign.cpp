@@ -68,6 +68,7 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
   std::mutex store_mu;
   EvalTotals totals;
   ShapeRun run{store, store_mu, family, o, campaign_id, pool, cache, workers, devices, totals, start};
+  if (o.budget.time_s > 0) run.search_time_s = o.budget.time_s - finalist_reserve_s(o, shapes.size());
 
   CampaignOutcome out;
   out.campaign_id = campaign_id;
@@ -77,7 +78,7 @@ CampaignOutcome run_recorded(Store& store, const Family& family, int64_t campaig
     out.shapes = run_suite(run, shapes);
   } else {
     for (size_t i = 0; i < shapes.size() && !g_stop_requested.load(); ++i) {
-      if (o.budget.time_s > 0 && seconds_since(start) >= o.budget.time_s) break;
+      if (run.search_time_s > 0 && seconds_since(start) >= run.search_time_s) break;
       out.shapes.push_back(run_shape(run, shapes[i], i, shapes.size()));
     }
   }

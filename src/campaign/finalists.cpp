@@ -13,6 +13,12 @@ double finalist_cap_s(const CampaignOptions& o, double search_s) {
   return std::max(o.finalist_min_s, o.finalist_share * std::max(0.0, search_s));
 }
 
+double finalist_reserve_s(const CampaignOptions& o, size_t shapes) {
+  if (o.budget.time_s <= 0 || o.remeasure_top_k < 2 || o.objective != Objective::Time) return 0;
+  const double want = static_cast<double>(shapes) * o.finalist_min_s + o.finalist_share * o.budget.time_s;
+  return std::min(want, 0.25 * o.budget.time_s);
+}
+
 Finalists remeasure_top(const ShapeRun& run, const Shape& shape, double search_s) {
   const CampaignOptions& o = run.o;
   const DeviceLimits& device = run.devices.front();

@@ -15,6 +15,11 @@ namespace kf {
 // shape's evaluations in this run.
 double finalist_cap_s(const CampaignOptions& o, double search_s);
 
+// The part of a campaign's wall-time budget (--time) its shapes' searches leave to their finalists, so that
+// the campaign, re-measures included, ends near the budget: each shape's cap floor plus the share of the
+// budget, at most a quarter of it; 0 without a budget or without a re-measure (energy objectives, top-K < 2).
+double finalist_reserve_s(const CampaignOptions& o, size_t shapes);
+
 struct Finalists {
   std::vector<ShapeOutcome::Remeasured> order;  // fastest first (empty below two stored configs)
   ShapeOutcome::Remeasure how;

@@ -29,6 +29,8 @@ struct ShapeRun {
   const std::vector<DeviceLimits>& devices;  // devices[i] is workers[i]'s
   EvalTotals& totals;
   std::chrono::steady_clock::time_point campaign_start;
+  // The searches' wall-time budget from campaign_start (seconds; 0: none): --time less the finalists' reserve.
+  double search_time_s = 0;
   // One per worker when several shapes' evaluators share the workers (suite_run.cpp); empty otherwise.
   std::vector<std::unique_ptr<FairLock>> worker_locks = {};
 };

@@ -140,7 +140,7 @@ LoopOutcome search_shape(ShapeRun& run, ShapeSearch& s, Progress& progress, cons
   LoopRules rules;
   // Keep enough compiles in flight that a GPU never waits for NVRTC.
   rules.depth = o.remote ? o.remote->depth() : campaign_depth(run.workers.size(), o.compile_threads);
-  rules.stop.budget(s.allowed).plateau(o.budget.plateau).time(run.campaign_start, o.budget.time_s)
+  rules.stop.budget(s.allowed).plateau(o.budget.plateau).time(run.campaign_start, run.search_time_s)
       .interrupt(g_stop_requested);
   if (slot) {
     rules.stop.add(std::make_unique<SuiteQuota>(*slot->schedule, slot->index));

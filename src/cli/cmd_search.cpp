@@ -80,7 +80,8 @@ void add_search(CLI::App& app, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--evals", o.budget.evals_per_shape, "Evaluations per shape (0: no limit)")
       ->check(whole_number(0));
-  cmd->add_option("--time", time_budget, "Wall-time budget for the campaign, e.g. 8h, 30m")
+  cmd->add_option("--time", time_budget,
+                  "Wall-time budget for the campaign, the finalists' re-measure included, e.g. 8h, 30m")
       ->check(duration());
   cmd->add_option("--plateau", o.budget.plateau,
                   "Stop a shape after N evaluations without a new best (0: off)")

@@ -310,3 +310,20 @@ TEST(FinalistCap, AShareOfTheShapesSearchWithAFloor) {
   EXPECT_DOUBLE_EQ(back.finalist_share, 0.2);
   EXPECT_DOUBLE_EQ(back.finalist_min_s, 1);
 }
+
+// --time covers the finalists: the searches leave them each shape's floor and the share of the budget, at most
+// a quarter of it; nothing without a budget or without a re-measure.
+TEST(FinalistCap, TheSearchesLeaveTheFinalistsPartOfTheTimeBudget) {
+  CampaignOptions o;
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 6), 0.0);  // no --time
+  o.budget.time_s = 3600;
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 6), 6 * 3.0 + 360.0);
+  o.budget.time_s = 300;
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 24), 75.0);  // 24 x 3 + 30 = 102, capped at a quarter
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 1), 33.0);
+  o.remeasure_top_k = 1;
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 1), 0.0);  // nothing to re-measure
+  o.remeasure_top_k = 5;
+  o.objective = Objective::Energy;
+  EXPECT_DOUBLE_EQ(finalist_reserve_s(o, 1), 0.0);  // energy objectives skip the re-measure
+}
