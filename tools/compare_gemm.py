@@ -151,12 +151,7 @@ def main():
         del t, ref
         torch.cuda.empty_cache()
     print("(torch/kforge > 1: kforge is faster; CUDA-graph replay, interleaved, one process)")
-    if args.baselines_out:
-        with open(args.baselines_out, "w") as f:
-            json.dump(baselines, f, indent=1)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"device": dev, "rows": rows}, f, indent=1)
+    kx.write_compare_outputs(args, baselines, dev, rows)
     sys.exit(1 if failures else 0)
 
 

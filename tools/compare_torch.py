@@ -230,12 +230,7 @@ def main():
         del t, ref, outs
         torch.cuda.empty_cache()
     print("(ratios = backend time / kforge time: > 1 means kforge is faster; best = fastest torch backend)")
-    if args.baselines_out:
-        with open(args.baselines_out, "w") as f:
-            json.dump(baselines, f, indent=1)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"device": dev, "rows": rows}, f, indent=1)
+    kx.write_compare_outputs(args, baselines, dev, rows)
     sys.exit(1 if failures else 0)
 
 

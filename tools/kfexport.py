@@ -37,6 +37,16 @@ def add_compare_args(ap, what="torch's timings"):
     ap.add_argument("--seed", type=int, default=0)
 
 
+def write_compare_outputs(args, baselines, dev, rows):
+    """The side-by-side tools' files: --baselines-out (for `kforge baseline import`) and --json-out."""
+    if args.baselines_out:
+        with open(args.baselines_out, "w") as f:
+            json.dump(baselines, f, indent=1)
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump({"device": dev, "rows": rows}, f, indent=1)
+
+
 def find_kforge(given=None, tool="kforge"):
     """The kforge executable: `given` (a --kforge option), else $KFORGE, else a build in this
     checkout (build/kforge, build-*/kforge), else `kforge` on PATH. Raises SystemExit naming all
