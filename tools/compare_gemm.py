@@ -15,7 +15,6 @@ torch timings (with the kforge config timed beside them) as a JSON list for `kfo
   python3 tools/compare_gemm.py --shape M=4096,N=4096,K=4096,dtype=bf16,in_dtype=bf16 --config best
 """
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -85,9 +84,7 @@ def main():
     if not args.baselines_only:
         args.kforge = kx.find_kforge(args.kforge, "compare_gemm")  # before any GPU work: a clear error
     import torch
-    with open(args.spec) as f:
-        spec = json.load(f)  # plain data only (suites, tolerance): kforge owns the expressions
-    shapes = [parse_shape(t) for t in args.shape] if args.shape else spec["suites"][args.suite]
+    spec, shapes = kx.spec_and_shapes(args.spec, args, parse_shape)
     torch.zeros(1, device="cuda")
     drv = kx.Driver()
     dev = kx.device_identity()

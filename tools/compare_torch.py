@@ -15,7 +15,6 @@ timings as a JSON list for `kforge baseline import`.
   python3 tools/compare_torch.py --shape B=2,H=8,S=512,D=64,causal=0,dtype=f16 --config best --define DIAG_STORE=1
 """
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -133,9 +132,7 @@ def main():
     if not args.baselines_only:
         args.kforge = kx.find_kforge(args.kforge, "compare_torch")  # before any GPU work: a clear error
     import torch
-    with open(args.spec) as f:
-        spec = json.load(f)  # plain data only (suites, tolerance): kforge owns the expressions
-    shapes = [parse_shape(t) for t in args.shape] if args.shape else spec["suites"][args.suite]
+    spec, shapes = kx.spec_and_shapes(args.spec, args, parse_shape)
     torch.cuda.init()
     torch.zeros(1, device="cuda")
     drv = kx.Driver()

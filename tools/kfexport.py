@@ -37,6 +37,15 @@ def add_compare_args(ap, what="torch's timings"):
     ap.add_argument("--seed", type=int, default=0)
 
 
+def spec_and_shapes(spec_path, args, parse_shape):
+    """The family spec (plain data only: suites, tolerance; kforge owns the expressions) and the shapes to
+    compare: each --shape parsed, else the --suite's."""
+    with open(spec_path) as f:
+        spec = json.load(f)
+    shapes = [parse_shape(t) for t in args.shape] if args.shape else spec["suites"][args.suite]
+    return spec, shapes
+
+
 def write_compare_outputs(args, baselines, dev, rows):
     """The side-by-side tools' files: --baselines-out (for `kforge baseline import`) and --json-out."""
     if args.baselines_out:

@@ -71,12 +71,7 @@ struct ExpressionNotes {
   }
 };
 
-std::string specialization(const Family& f, const Shape& shape) {
-  const Shape full = full_shape(f, shape);  // a specialized dim left out is at its default
-  Shape spec;
-  for (const auto& d : f.specialize) spec[d] = full.at(d);
-  return to_string(spec);
-}
+std::string specialization(const Family& f, const Shape& shape) { return to_string(specialization_of(f, shape)); }
 
 // The valid count: exact with --count (a full walk, with a progress line), else estimated.
 void count_valid(const SearchSpace& space, const std::string& label, const SweepOptions& o, SweepResult& r) {

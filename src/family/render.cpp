@@ -159,18 +159,6 @@ std::vector<fs::path> render_roots(const Family& f, const fs::path& template_pat
   return roots;
 }
 
-// A specialized dimension left out of the shape (at its default) is specialized at its default.
-Shape specialization_of(const Family& f, const Shape& shape) {
-  const Shape s = full_shape(f, shape);
-  Shape out;
-  for (const auto& name : f.specialize) {
-    auto it = s.find(name);
-    if (it == s.end())
-      throw SpecError("family " + f.name + ": shape '" + to_string(s) + "' lacks the specialized dimension '" + name + "'");
-    out.emplace(name, it->second);
-  }
-  return out;
-}
 
 std::string variant_hash(const Variant& v) {
   // Over the source without its #line directives: they only name where the text came from,
@@ -205,6 +193,18 @@ Variant render(const Family& f, const KernelSpec& k, const Config& c, const Shap
 }
 
 }  // namespace
+
+Shape specialization_of(const Family& f, const Shape& shape) {
+  const Shape s = full_shape(f, shape);
+  Shape out;
+  for (const auto& name : f.specialize) {
+    auto it = s.find(name);
+    if (it == s.end())
+      throw SpecError("family " + f.name + ": shape '" + to_string(s) + "' lacks the specialized dimension '" + name + "'");
+    out.emplace(name, it->second);
+  }
+  return out;
+}
 
 std::string render_defines(const Config& config, const Shape& specialization) {
   std::string out;

@@ -34,5 +34,8 @@ std::string strip_line_directives(const std::string& source);
 // or a stored result with the plain one.
 Variant render_variant(const Family& f, const Config& c, const Shape& s, const Assignment& defines = {});
 Variant render_reference(const Family& f, const Shape& s);
+// The shape's specialized dimensions (a specialized dimension left out is at its default); throws SpecError
+// where one has no value.
+Shape specialization_of(const Family& f, const Shape& shape);
 
 }  // namespace kf
